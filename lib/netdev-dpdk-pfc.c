@@ -1,0 +1,794 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "netdev-dpdk-pfc.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "netdev-provider.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "pfc.h"
+#include "smap.h"
+#include "unixctl.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc);
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Link speed assumed when neither the link nor other_config:link-speed gives
+ * one, in bit/s. */
+#define PFC_FALLBACK_LINK_SPEED 10000000000ULL
+
+/* Most held packets handed to the NIC in one rte_eth_tx_burst() call. */
+#define PFC_TX_BURST 32
+
+/* Per DPDK port id state, for the life of the process (see the header). */
+struct pfc_port {
+    rte_spinlock_t lock;        /* Protects the members marked [L]. */
+
+    /* Written by the main thread under 'lock', read by PMD threads. */
+    atomic_bool active;         /* The port has QoS type pfc: its MAC
+                                 * Control frames are consumed at rx. */
+    struct netdev_dpdk_pfc *conf;   /* [L] Current QoS object, or NULL. */
+    char name[64];              /* [L] Netdev name, for pfc/show. */
+    struct eth_addr mac;        /* [L] Source address of sent PFC frames. */
+    bool dead;                  /* [L] The netdev was destroyed. */
+
+    /* Receive side: pause timers (seed 000 4.4). */
+    struct pfc_pause pause;             /* [L] */
+    struct pfc_timebase tb;             /* [L] TSC hz and link speed. */
+    bool speed_from_link;               /* [L] tb.link_speed is the link's. */
+    atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC
+                                         * cycles, for lock-free reads. */
+    atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
+
+    /* Transmit side: bytes held in the switch that arrived on this port with
+     * each priority, and the XOFF state towards the link partner. */
+    atomic_uint64_t charge[PFC_N_PRIOS];
+    struct pfc_xoff xoff;               /* [L] */
+
+    struct pfc_counters counters;       /* [L] */
+};
+
+static struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
+
+/* A QoS object of type "pfc". */
+struct netdev_dpdk_pfc {
+    struct pfc_config cfg;          /* Written under the QoS lock by
+                                     * set_queue(), read by PMDs. */
+    struct pfc_port *port;          /* Bound port, NULL before bind. */
+    struct pfc_holdq q[PFC_N_PRIOS];    /* Hold queue per traffic class. */
+    uint32_t n_held;                /* Packets in all of q[]. */
+    atomic_uint64_t held_pkts[PFC_N_PRIOS];     /* Per priority, packets. */
+    atomic_uint64_t held_bytes[PFC_N_PRIOS];    /* Per priority, bytes. */
+};
+
+static void
+pfc_ports_init(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
+            rte_spinlock_init(&pfc_ports[i].lock);
+        }
+        ovsthread_once_done(&once);
+    }
+}
+
+/* Parses 'details' into a new QoS object in '*pfcp'.  Returns 0, or EINVAL
+ * after logging the key at fault and its allowed range. */
+int
+netdev_dpdk_pfc_create(const struct smap *details,
+                       struct netdev_dpdk_pfc **pfcp)
+{
+    struct netdev_dpdk_pfc *pfc;
+    struct pfc_config cfg;
+    char *err;
+    int error;
+
+    pfc_ports_init();
+    error = pfc_config_parse(details, &cfg, &err);
+    if (error) {
+        VLOG_ERR("QoS type pfc: %s; keeping the previous configuration",
+                 err);
+        free(err);
+        return error;
+    }
+
+    pfc = xzalloc(sizeof *pfc);
+    pfc->cfg = cfg;
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        pfc_holdq_init(&pfc->q[tc], cfg.queue_size);
+    }
+    *pfcp = pfc;
+    return 0;
+}
+
+static uint64_t
+pfc_link_speed(uint16_t port_id, bool *from_link)
+{
+    struct rte_eth_link link;
+
+    memset(&link, 0, sizeof link);
+    if (!rte_eth_link_get_nowait(port_id, &link)
+        && link.link_speed && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN) {
+        *from_link = true;
+        return (uint64_t) link.link_speed * 1000000;
+    }
+    *from_link = false;
+    return PFC_FALLBACK_LINK_SPEED;
+}
+
+/* Attaches 'pfc', just created for netdev 'name' on DPDK port 'port_id' with
+ * Ethernet address 'mac', to that port.  'flow_ctrl' is true if 802.3x flow
+ * control (rx-flow-ctrl or tx-flow-ctrl) is on for the port.
+ *
+ * Returns 0, or EINVAL if 802.3x flow control is on (PFC and PAUSE are
+ * mutually exclusive, seed 000 3.3) or 'port_id' is out of range. */
+int
+netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc, const char *name,
+                     uint16_t port_id, const struct eth_addr *mac,
+                     bool flow_ctrl)
+{
+    struct pfc_port *port;
+    bool from_link;
+    uint64_t speed;
+
+    if (port_id >= RTE_MAX_ETHPORTS) {
+        VLOG_ERR("%s: QoS type pfc needs an attached DPDK port", name);
+        return EINVAL;
+    }
+    if (flow_ctrl) {
+        VLOG_ERR("%s: QoS type pfc and 802.3x flow control are mutually "
+                 "exclusive: set options:rx-flow-ctrl=false and "
+                 "options:tx-flow-ctrl=false on the Interface first", name);
+        return EINVAL;
+    }
+
+    speed = (pfc->cfg.link_speed ? pfc->cfg.link_speed
+             : pfc_link_speed(port_id, &from_link));
+    if (!pfc->cfg.link_speed && !from_link) {
+        VLOG_WARN("%s: link speed unknown, assuming %"PRIu64" bit/s for "
+                  "pause quanta; set other_config:link-speed", name, speed);
+    }
+
+    port = &pfc_ports[port_id];
+    rte_spinlock_lock(&port->lock);
+    if (!port->conf && (port->dead || strcmp(port->name, name))) {
+        /* A new netdev on this port id: start from scratch, except for the
+         * ingress charges, which packets still held elsewhere own. */
+        pfc_pause_init(&port->pause);
+        pfc_xoff_init(&port->xoff);
+        memset(&port->counters, 0, sizeof port->counters);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            atomic_store_relaxed(&port->until[n], 0);
+        }
+        atomic_store_relaxed(&port->max_until, 0);
+    }
+    ovs_strlcpy(port->name, name, sizeof port->name);
+    port->mac = *mac;
+    port->dead = false;
+    port->tb.hz = rte_get_tsc_hz();
+    port->tb.link_speed = speed;
+    port->speed_from_link = !pfc->cfg.link_speed;
+    port->conf = pfc;
+    pfc->port = port;
+    atomic_store_relaxed(&port->active, true);
+    rte_spinlock_unlock(&port->lock);
+    return 0;
+}
+
+static void
+pfc_discharge(const struct pfc_held *h)
+{
+    if (h->in_port < RTE_MAX_ETHPORTS) {
+        uint64_t orig;
+
+        atomic_sub_relaxed(&pfc_ports[h->in_port].charge[h->prio], h->len,
+                           &orig);
+    }
+}
+
+/* Frees 'pfc'.  No thread may use it any more (the caller postponed this
+ * with RCU).  Packets still held are freed and counted as hold drops. */
+void
+netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t freed[PFC_N_PRIOS] = { 0 };
+    uint64_t n_freed = 0;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        struct pfc_holdq *q = &pfc->q[tc];
+
+        while (q->n) {
+            const struct pfc_held *h = pfc_holdq_peek(q, 0);
+
+            pfc_discharge(h);
+            freed[h->prio]++;
+            n_freed++;
+            rte_pktmbuf_free(h->pkt);
+            pfc_holdq_pop(q, 1);
+        }
+        pfc_holdq_destroy(q);
+    }
+
+    if (port) {
+        rte_spinlock_lock(&port->lock);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            port->counters.hold_drops[n] += freed[n];
+        }
+        if (port->conf == pfc) {
+            port->conf = NULL;
+            atomic_store_relaxed(&port->active, false);
+        }
+        if (n_freed) {
+            VLOG_INFO("%s: freed %"PRIu64" held packets on PFC "
+                      "reconfiguration (counted as hold drops)",
+                      port->name, n_freed);
+        }
+        rte_spinlock_unlock(&port->lock);
+    }
+    free(pfc);
+}
+
+/* Returns true if 'pfc' is configured as 'details' would configure it. */
+bool
+netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *pfc,
+                      const struct smap *details)
+{
+    struct pfc_config cfg;
+    char *err;
+
+    if (pfc_config_parse(details, &cfg, &err)) {
+        free(err);
+        return false;
+    }
+    return pfc_config_equal(&pfc->cfg, &cfg);
+}
+
+void
+netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *pfc, struct smap *details)
+{
+    pfc_config_to_smap(&pfc->cfg, details);
+}
+
+/* Maps the priorities in 'details' to traffic class 'queue_id'.  The caller
+ * holds the QoS lock.  Returns 0 or EINVAL, after logging why. */
+int
+netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
+                          const struct smap *details)
+{
+    char *err;
+    int error = pfc_config_set_queue(&pfc->cfg, queue_id, details, &err);
+
+    if (error) {
+        VLOG_ERR("%s: QoS type pfc: %s; keeping the previous mapping",
+                 pfc->port ? pfc->port->name : "?", err);
+        free(err);
+    }
+    return error;
+}
+
+void
+netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
+{
+    pfc_config_clear_queue(&pfc->cfg, queue_id);
+}
+
+int
+netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *pfc,
+                          uint32_t queue_id, struct smap *details)
+{
+    struct ds d = DS_EMPTY_INITIALIZER;
+
+    if (queue_id >= PFC_N_PRIOS) {
+        return EINVAL;
+    }
+    pfc_format_prios(&d, pfc->cfg.tc_prios[queue_id]);
+    smap_add(details, "priorities", ds_cstr(&d));
+    ds_destroy(&d);
+    return 0;
+}
+
+static void
+pfc_port_publish(struct pfc_port *port)
+{
+    uint64_t max = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        atomic_store_relaxed(&port->until[n], port->pause.until[n]);
+        max = MAX(max, port->pause.until[n]);
+    }
+    atomic_store_relaxed(&port->max_until, max);
+}
+
+static void
+pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
+             const struct pfc_frame *frame)
+{
+    uint64_t now = rte_get_tsc_cycles();
+    uint8_t transitions;
+
+    rte_spinlock_lock(&port->lock);
+    switch (kind) {
+    case PFC_RX_PFC:
+        transitions = pfc_pause_receive(&port->pause, frame, &port->tb, now);
+        pfc_counters_count_rx(&port->counters, frame, transitions);
+        pfc_port_publish(port);
+        break;
+    case PFC_RX_PAUSE:
+        port->counters.rx_pause_ignored++;
+        break;
+    case PFC_RX_UNSUPPORTED:
+        port->counters.rx_unsupported++;
+        break;
+    case PFC_RX_INVALID:
+        port->counters.rx_invalid++;
+        break;
+    case PFC_RX_NOT_MAC_CONTROL:
+    default:
+        OVS_NOT_REACHED();
+    }
+    rte_spinlock_unlock(&port->lock);
+}
+
+/* Consumes the MAC Control frames among the 'cnt' packets just received in
+ * 'pkts' on DPDK port 'port_id', if the port has QoS type pfc: valid PFC
+ * frames set the pause timers, every MAC Control frame is counted and freed,
+ * none reaches the datapath.  Compacts 'pkts' and returns how many remain. */
+int
+netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
+{
+    struct pfc_port *port;
+    bool active;
+    int kept = 0;
+
+    if (port_id >= RTE_MAX_ETHPORTS) {
+        return cnt;
+    }
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->active, &active);
+    if (!active) {
+        return cnt;
+    }
+
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        struct pfc_frame frame;
+        enum pfc_rx_kind kind;
+
+        kind = pfc_frame_decode(rte_pktmbuf_mtod(m, const void *),
+                                rte_pktmbuf_data_len(m), &frame);
+        if (OVS_LIKELY(kind == PFC_RX_NOT_MAC_CONTROL)) {
+            pkts[kept++] = m;
+        } else {
+            pfc_rx_frame(port, kind, &frame);
+            rte_pktmbuf_free(m);
+        }
+    }
+    return kept;
+}
+
+/* Returns the traffic classes of 'pfc' that may not send at TSC 'now'. */
+static uint8_t
+pfc_blocked(const struct netdev_dpdk_pfc *pfc, uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    uint8_t paused = 0;
+    uint64_t max;
+
+    atomic_read_relaxed(&port->max_until, &max);
+    if (OVS_LIKELY(now >= max)) {
+        return 0;
+    }
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t until;
+
+        atomic_read_relaxed(&port->until[n], &until);
+        if (now < until) {
+            paused |= 1u << n;
+        }
+    }
+    return pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+}
+
+/* Sends the XOFF or XON that the ingress charges of this port call for, ahead
+ * of any data (issue: generated frames go out ahead of held data). */
+static void
+pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+               uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t charge[PFC_N_PRIOS] = { 0 };
+    struct pfc_xoff_params params;
+    struct pfc_frame frame;
+    struct rte_mbuf *m;
+    bool any = false;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (pfc->cfg.enabled & (1u << n)) {
+            atomic_read_relaxed(&port->charge[n], &charge[n]);
+            any = any || charge[n];
+        }
+    }
+    if (!any && !port->xoff.asserted) {
+        /* Racy read of 'asserted' is fine: only this function, under the
+         * QoS lock, changes it, and a stale value only costs a lock. */
+        return;
+    }
+
+    rte_spinlock_lock(&port->lock);
+    params.enabled = pfc->cfg.enabled;
+    params.xoff_threshold = pfc->cfg.xoff_threshold;
+    params.xon_threshold = pfc->cfg.xon_threshold;
+    params.pause_quanta = pfc->cfg.pause_quanta;
+    params.tb = port->tb;
+    if (!pfc_xoff_run(&port->xoff, &params, charge, now, &frame)) {
+        rte_spinlock_unlock(&port->lock);
+        return;
+    }
+
+    m = mp ? rte_pktmbuf_alloc(mp) : NULL;
+    if (m) {
+        void *buf = rte_pktmbuf_append(m, PFC_FRAME_LEN);
+
+        pfc_frame_encode(buf, &port->mac, &frame);
+        if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) != 1) {
+            rte_pktmbuf_free(m);
+            m = NULL;
+        }
+    }
+    if (m) {
+        pfc_counters_count_tx(&port->counters, &frame);
+    } else {
+        /* Not sent: make the next call try again. */
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (frame.enable & (1u << n)) {
+                if (frame.time[n]) {
+                    port->xoff.refresh_at[n] = now;
+                } else {
+                    port->xoff.asserted |= 1u << n;
+                }
+            }
+        }
+        VLOG_WARN_RL(&rl, "%s: could not send PFC frame, will retry",
+                     port->name);
+    }
+    rte_spinlock_unlock(&port->lock);
+}
+
+/* Hands held packets of the classes not in 'blocked' to the NIC, oldest
+ * first.  What the tx ring refuses stays held. */
+static void
+pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
+{
+    uint16_t port_id = pfc->port - pfc_ports;
+
+    for (int tc = 0; tc < PFC_N_PRIOS && pfc->n_held; tc++) {
+        struct pfc_holdq *q = &pfc->q[tc];
+
+        if (blocked & (1u << tc)) {
+            continue;
+        }
+        while (q->n) {
+            struct rte_mbuf *burst[PFC_TX_BURST];
+            uint16_t n = MIN(q->n, PFC_TX_BURST);
+            uint16_t sent;
+
+            for (uint16_t i = 0; i < n; i++) {
+                burst[i] = pfc_holdq_peek(q, i)->pkt;
+            }
+            sent = rte_eth_tx_burst(port_id, qid, burst, n);
+            for (uint16_t i = 0; i < sent; i++) {
+                const struct pfc_held *h = pfc_holdq_peek(q, i);
+                uint64_t orig;
+
+                pfc_discharge(h);
+                atomic_sub_relaxed(&pfc->held_pkts[h->prio], 1, &orig);
+                atomic_sub_relaxed(&pfc->held_bytes[h->prio], h->len, &orig);
+            }
+            pfc_holdq_pop(q, sent);
+            pfc->n_held -= sent;
+            if (sent < n) {
+                return;
+            }
+        }
+    }
+}
+
+/* Runs the periodic work of 'pfc' on tx queue 'qid': PFC frames due on this
+ * port, then held packets whose class may send again.  Called by every PMD
+ * iteration (netdev 'tx_poll'), so held packets leave when a timer expires or
+ * an XON arrives even with no new traffic.  'mp' supplies PFC frame mbufs. */
+void
+netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *pfc, int qid,
+                        struct rte_mempool *mp)
+{
+    uint64_t now;
+
+    if (!pfc->port) {
+        return;
+    }
+    now = rte_get_tsc_cycles();
+    if (pfc->cfg.enabled) {
+        pfc_tx_control(pfc, qid, mp, now);
+    }
+    if (pfc->n_held) {
+        pfc_drain(pfc, qid, pfc_blocked(pfc, now));
+    }
+}
+
+/* Applies PFC to the 'cnt' packets in 'pkts' about to be sent on tx queue
+ * 'qid'.  Packets whose traffic class is paused, or has packets already held,
+ * are held in order; if the class queue is full they are freed and counted
+ * as hold drops.  Due PFC frames and releasable held packets are sent first.
+ *
+ * Compacts 'pkts' to the packets to send now and returns their number.  Sets
+ * '*n_held' to the packets taken into hold queues and '*n_dropped' to those
+ * freed. */
+int
+netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
+                     struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
+                     int *n_held, int *n_dropped)
+{
+    uint64_t drops[PFC_N_PRIOS] = { 0 };
+    int kept = 0, held = 0, dropped = 0;
+    uint8_t blocked;
+    uint64_t now;
+
+    *n_held = *n_dropped = 0;
+    if (!pfc->port) {
+        return cnt;
+    }
+
+    now = rte_get_tsc_cycles();
+    if (pfc->cfg.enabled) {
+        pfc_tx_control(pfc, qid, mp, now);
+    }
+    blocked = pfc_blocked(pfc, now);
+    if (pfc->n_held) {
+        pfc_drain(pfc, qid, blocked);
+    }
+    if (OVS_LIKELY(!blocked && !pfc->n_held)) {
+        return cnt;
+    }
+
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
+                                       rte_pktmbuf_data_len(m),
+                                       pfc->cfg.default_priority);
+        int tc = pfc->cfg.prio_to_tc[prio];
+        struct pfc_held h;
+        uint64_t orig;
+
+        if (!(blocked & (1u << tc)) && !pfc->q[tc].n) {
+            pkts[kept++] = m;
+            continue;
+        }
+
+        h.pkt = m;
+        h.len = rte_pktmbuf_pkt_len(m);
+        h.prio = prio;
+        h.in_port = UINT16_MAX;
+        if (m->port < RTE_MAX_ETHPORTS) {
+            bool active;
+
+            atomic_read_relaxed(&pfc_ports[m->port].active, &active);
+            if (active) {
+                h.in_port = m->port;
+            }
+        }
+        if (pfc_holdq_push(&pfc->q[tc], &h)) {
+            if (h.in_port != UINT16_MAX) {
+                atomic_add_relaxed(&pfc_ports[h.in_port].charge[prio], h.len,
+                                   &orig);
+            }
+            atomic_add_relaxed(&pfc->held_pkts[prio], 1, &orig);
+            atomic_add_relaxed(&pfc->held_bytes[prio], h.len, &orig);
+            pfc->n_held++;
+            held++;
+        } else {
+            rte_pktmbuf_free(m);
+            drops[prio]++;
+            dropped++;
+        }
+    }
+
+    if (dropped) {
+        struct pfc_port *port = pfc->port;
+
+        rte_spinlock_lock(&port->lock);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            port->counters.hold_drops[n] += drops[n];
+        }
+        rte_spinlock_unlock(&port->lock);
+    }
+    *n_held = held;
+    *n_dropped = dropped;
+    return kept;
+}
+
+/* Notes that the netdev on 'port_id' is being destroyed, so that a later
+ * netdev on the same port id starts with fresh state. */
+void
+netdev_dpdk_pfc_port_destruct(uint16_t port_id)
+{
+    if (port_id < RTE_MAX_ETHPORTS) {
+        struct pfc_port *port = &pfc_ports[port_id];
+
+        pfc_ports_init();
+        rte_spinlock_lock(&port->lock);
+        port->dead = true;
+        rte_spinlock_unlock(&port->lock);
+    }
+}
+
+static void
+add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
+         uint64_t value)
+{
+    ovs_strlcpy(stats->counters[*n].name, name,
+                NETDEV_CUSTOM_STATS_NAME_SIZE);
+    stats->counters[*n].value = value;
+    (*n)++;
+}
+
+/* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
+ * pfc_rx_frames_pN, pfc_tx_frames_pN, pfc_pause_transitions_pN,
+ * pfc_hold_drops_pN (N = 0..7), pfc_rx_invalid_frames, pfc_rx_pause_ignored
+ * and pfc_rx_unsupported_frames. */
+void
+netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
+                                 struct netdev_custom_stats *stats)
+{
+    struct pfc_counters c;
+    struct pfc_port *port;
+    bool active;
+    size_t n;
+
+    if (port_id >= RTE_MAX_ETHPORTS) {
+        return;
+    }
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->active, &active);
+    if (!active) {
+        return;
+    }
+    rte_spinlock_lock(&port->lock);
+    c = port->counters;
+    rte_spinlock_unlock(&port->lock);
+
+    n = stats->size;
+    stats->size += 4 * PFC_N_PRIOS + 3;
+    stats->counters = xrealloc(stats->counters,
+                               stats->size * sizeof *stats->counters);
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+
+        snprintf(name, sizeof name, "pfc_rx_frames_p%d", p);
+        add_stat(stats, &n, name, c.rx_frames[p]);
+        snprintf(name, sizeof name, "pfc_tx_frames_p%d", p);
+        add_stat(stats, &n, name, c.tx_frames[p]);
+        snprintf(name, sizeof name, "pfc_pause_transitions_p%d", p);
+        add_stat(stats, &n, name, c.transitions[p]);
+        snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
+        add_stat(stats, &n, name, c.hold_drops[p]);
+    }
+    add_stat(stats, &n, "pfc_rx_invalid_frames", c.rx_invalid);
+    add_stat(stats, &n, "pfc_rx_pause_ignored", c.rx_pause_ignored);
+    add_stat(stats, &n, "pfc_rx_unsupported_frames", c.rx_unsupported);
+}
+
+static void
+pfc_show_port(struct ds *ds, struct pfc_port *port)
+{
+    const struct netdev_dpdk_pfc *pfc = port->conf;
+    const struct pfc_config *cfg = &pfc->cfg;
+    const struct pfc_counters *c = &port->counters;
+    uint64_t now = rte_get_tsc_cycles();
+    uint64_t q_ps = pfc_quantum_ps(&port->tb);
+
+    ds_put_format(ds, "%s:\n", port->name);
+    ds_put_format(ds, "  dpdk port %d, link speed %"PRIu64" bit/s (%s), "
+                  "quantum %"PRIu64".%03"PRIu64" ns\n",
+                  (int) (port - pfc_ports), port->tb.link_speed,
+                  port->speed_from_link ? "link" : "link-speed",
+                  q_ps / 1000, q_ps % 1000);
+    ds_put_cstr(ds, "  pfc-enable: ");
+    pfc_format_prios(ds, cfg->enabled);
+    ds_put_format(ds, "\n  xoff-threshold: %"PRIu64" bytes%s, "
+                  "xon-threshold: %"PRIu64" bytes%s\n",
+                  cfg->xoff_threshold, cfg->xoff_default ? " (default)" : "",
+                  cfg->xon_threshold, cfg->xon_default ? " (default)" : "");
+    ds_put_format(ds, "  pause-quanta: %"PRIu16", queue-size: %"PRIu32
+                  " packets, default-priority: %d\n",
+                  cfg->pause_quanta, cfg->queue_size, cfg->default_priority);
+    ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
+                  ", unsupported: %"PRIu64"\n",
+                  c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);
+    ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %4s %9s %9s "
+                  "%11s %11s %10s\n", "prio", "tc", "egress", "left-us",
+                  "held-pkts", "held-bytes", "ingress-bytes", "xoff",
+                  "rx-frames", "tx-frames", "transitions", "paused-us",
+                  "hold-drops");
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t left = pfc_pause_remaining(&port->pause, n, now);
+        uint64_t total = pfc_pause_total(&port->pause, n, now);
+        uint64_t pkts, bytes, charge;
+
+        atomic_read_relaxed(&pfc->held_pkts[n], &pkts);
+        atomic_read_relaxed(&pfc->held_bytes[n], &bytes);
+        atomic_read_relaxed(&port->charge[n], &charge);
+        ds_put_format(ds, "  p%-3d %-2d %-10s %9"PRIu64" %9"PRIu64" %10"PRIu64
+                      " %13"PRIu64" %4s %9"PRIu64" %9"PRIu64" %11"PRIu64
+                      " %11"PRIu64" %10"PRIu64"\n",
+                      n, cfg->prio_to_tc[n],
+                      left ? "paused" : "not_paused",
+                      pfc_ticks_to_ns(&port->tb, left) / 1000, pkts, bytes,
+                      charge, port->xoff.asserted & (1u << n) ? "yes" : "no",
+                      c->rx_frames[n], c->tx_frames[n], c->transitions[n],
+                      pfc_ticks_to_ns(&port->tb, total) / 1000,
+                      c->hold_drops[n]);
+    }
+}
+
+static void
+pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
+                 void *aux OVS_UNUSED)
+{
+    struct ds ds = DS_EMPTY_INITIALIZER;
+    bool found = false;
+
+    pfc_ports_init();
+    for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+
+        rte_spinlock_lock(&port->lock);
+        if (port->conf && (argc < 2 || !strcmp(argv[1], port->name))) {
+            pfc_show_port(&ds, port);
+            found = true;
+        }
+        rte_spinlock_unlock(&port->lock);
+    }
+
+    if (argc > 1 && !found) {
+        unixctl_command_reply_error(conn, "no such port with QoS type pfc");
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&ds));
+    }
+    ds_destroy(&ds);
+}
+
+/* Registers "pfc/show [PORT]" (lib/pfc-unixctl.man). */
+void
+netdev_dpdk_pfc_register_commands(void)
+{
+    pfc_ports_init();
+    unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
+                             NULL);
+}

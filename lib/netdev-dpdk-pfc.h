@@ -1,0 +1,78 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef NETDEV_DPDK_PFC_H
+#define NETDEV_DPDK_PFC_H 1
+
+/* PFC for DPDK ethernet ports: the thin layer between lib/netdev-dpdk.c and
+ * the protocol core in lib/pfc.c.
+ *
+ * Two kinds of state:
+ *
+ *   - Per DPDK port id, kept for the life of the process: the pause timers
+ *     set by received PFC frames, the XOFF state towards the link partner,
+ *     the bytes held anywhere in the switch that arrived on the port (the
+ *     "ingress charge", per priority) and the counters.  Reconfiguring the
+ *     QoS never resets a pause the partner asked for.
+ *
+ *   - Per QoS object ('struct netdev_dpdk_pfc'): the parsed configuration and
+ *     the eight traffic-class hold queues.
+ *
+ * Threading: netdev_dpdk_pfc_rx() runs on the PMD thread that polls the
+ * port.  netdev_dpdk_pfc_send() and netdev_dpdk_pfc_tx_poll() run on any PMD
+ * thread that transmits on the port, with the caller holding the QoS object's
+ * lock (qos_conf->lock in netdev-dpdk.c) and, if the tx queue is shared, the
+ * tx queue lock.  The rest runs on the main thread. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ds;
+struct eth_addr;
+struct netdev_custom_stats;
+struct netdev_dpdk_pfc;
+struct rte_mbuf;
+struct rte_mempool;
+struct smap;
+
+int netdev_dpdk_pfc_create(const struct smap *details,
+                           struct netdev_dpdk_pfc **pfcp);
+int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *, const char *name,
+                         uint16_t port_id, const struct eth_addr *mac,
+                         bool flow_ctrl);
+void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
+bool netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *,
+                           const struct smap *details);
+void netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *, struct smap *);
+int netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *, uint32_t queue_id,
+                              const struct smap *details);
+void netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *, uint32_t queue_id);
+int netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *,
+                              uint32_t queue_id, struct smap *details);
+
+int netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt);
+int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
+                         struct rte_mempool *mp, struct rte_mbuf **pkts,
+                         int cnt, int *n_held, int *n_dropped);
+void netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *, int qid,
+                             struct rte_mempool *mp);
+
+void netdev_dpdk_pfc_port_destruct(uint16_t port_id);
+void netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
+                                      struct netdev_custom_stats *);
+void netdev_dpdk_pfc_register_commands(void);
+
+#endif /* netdev-dpdk-pfc.h */

@@ -1,0 +1,732 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+#include "pfc.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/util.h"
+#include "smap.h"
+#include "util.h"
+
+const struct eth_addr pfc_mac_control_dst = ETH_ADDR_C(01, 80, c2, 00, 00, 01);
+
+static uint16_t
+get_be16(const uint8_t *p)
+{
+    return (p[0] << 8) | p[1];
+}
+
+static void
+put_be16(uint8_t *p, uint16_t x)
+{
+    p[0] = x >> 8;
+    p[1] = x;
+}
+
+/* Classifies the received frame of 'len' octets at 'data' (starting at the
+ * destination address, without FCS) and, for a valid PFC frame, stores its
+ * request_operand in '*frame'.
+ *
+ * Receive rules (802.3 Annex 31D, seed 000 3 and 4.2):
+ *   - At least PFC_FRAME_MIN_LEN octets are needed; padding is not required
+ *     and its content is ignored.
+ *   - The reserved high octet of the priority_enable_vector is ignored, and
+ *     so is time[n] wherever e[n] = 0 (frame->time[n] is then 0).
+ *   - Any source address is accepted.
+ *   - MAC Control frames are never tagged (seed 000 3.1): one carried behind
+ *     an 802.1Q or 802.1ad tag is PFC_RX_INVALID, so that it is counted and
+ *     dropped rather than forwarded.
+ *   - A PFC opcode with a DA other than 01-80-C2-00-00-01 is invalid.
+ *     802.3x PAUSE and other opcodes are reported whatever their DA, since
+ *     they are never acted on. */
+enum pfc_rx_kind
+pfc_frame_decode(const void *data_, size_t len, struct pfc_frame *frame)
+{
+    const uint8_t *data = data_;
+    uint16_t type, opcode;
+
+    if (len < ETH_HEADER_LEN) {
+        return PFC_RX_NOT_MAC_CONTROL;
+    }
+    type = get_be16(data + 12);
+    if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
+        return (len >= ETH_HEADER_LEN + VLAN_HEADER_LEN
+                && get_be16(data + 16) == PFC_ETH_TYPE_MAC_CONTROL
+                ? PFC_RX_INVALID : PFC_RX_NOT_MAC_CONTROL);
+    }
+    if (type != PFC_ETH_TYPE_MAC_CONTROL) {
+        return PFC_RX_NOT_MAC_CONTROL;
+    }
+    if (len < ETH_HEADER_LEN + 2) {
+        return PFC_RX_INVALID;
+    }
+
+    opcode = get_be16(data + 14);
+    if (opcode == PFC_OPCODE_PAUSE) {
+        return PFC_RX_PAUSE;
+    } else if (opcode != PFC_OPCODE_PFC) {
+        return PFC_RX_UNSUPPORTED;
+    }
+    if (len < PFC_FRAME_MIN_LEN
+        || memcmp(data, pfc_mac_control_dst.ea, ETH_ADDR_LEN)) {
+        return PFC_RX_INVALID;
+    }
+
+    /* data[16] is the reserved high octet of the enable vector. */
+    frame->enable = data[17];
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        frame->time[n] = (frame->enable & (1u << n)
+                          ? get_be16(data + 18 + 2 * n) : 0);
+    }
+    return PFC_RX_PFC;
+}
+
+/* Writes a PFC frame from source address 'src' carrying 'frame' into 'buf',
+ * which must have room for PFC_FRAME_LEN octets, and returns PFC_FRAME_LEN.
+ * The reserved octet, time[n] for e[n] = 0 and the padding are zero (802.3
+ * Annex 31D: reserved fields are transmitted as zero). */
+size_t
+pfc_frame_encode(void *buf_, const struct eth_addr *src,
+                 const struct pfc_frame *frame)
+{
+    uint8_t *buf = buf_;
+
+    memset(buf, 0, PFC_FRAME_LEN);
+    memcpy(buf, pfc_mac_control_dst.ea, ETH_ADDR_LEN);
+    memcpy(buf + 6, src->ea, ETH_ADDR_LEN);
+    put_be16(buf + 12, PFC_ETH_TYPE_MAC_CONTROL);
+    put_be16(buf + 14, PFC_OPCODE_PFC);
+    buf[17] = frame->enable;
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (frame->enable & (1u << n)) {
+            put_be16(buf + 18 + 2 * n, frame->time[n]);
+        }
+    }
+    return PFC_FRAME_LEN;
+}
+
+/* Returns the 802.1p priority, 0..7, of the frame of 'len' octets at 'data':
+ * the PCP of its outer 802.1Q (or 802.1ad) tag, or 'default_priority' when it
+ * is untagged or too short to tell. */
+int
+pfc_packet_priority(const void *data_, size_t len, int default_priority)
+{
+    const uint8_t *data = data_;
+
+    if (len >= ETH_HEADER_LEN + VLAN_HEADER_LEN) {
+        uint16_t type = get_be16(data + 12);
+
+        if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
+            return data[14] >> 5;
+        }
+    }
+    return default_priority;
+}
+
+/* Returns the duration of 'quanta' pause quanta (512 bit times each at
+ * tb->link_speed) in ticks of a tb->hz clock, rounded up so that a pause is
+ * never honoured for less than was asked.  'quanta' may be up to UINT32_MAX;
+ * the result saturates at UINT64_MAX. */
+uint64_t
+pfc_quanta_to_ticks(const struct pfc_timebase *tb, uint32_t quanta)
+{
+    unsigned __int128 bits = (unsigned __int128) quanta * PFC_QUANTUM_BITS;
+    unsigned __int128 t = (bits * tb->hz + tb->link_speed - 1)
+                          / tb->link_speed;
+
+    return t > UINT64_MAX ? UINT64_MAX : (uint64_t) t;
+}
+
+/* Returns 'ticks' of the tb->hz clock in nanoseconds, rounded down. */
+uint64_t
+pfc_ticks_to_ns(const struct pfc_timebase *tb, uint64_t ticks)
+{
+    return (unsigned __int128) ticks * 1000000000 / tb->hz;
+}
+
+/* Returns the length of one pause quantum in picoseconds (51,200 ps at
+ * 10 Gb/s). */
+uint64_t
+pfc_quantum_ps(const struct pfc_timebase *tb)
+{
+    return (unsigned __int128) PFC_QUANTUM_BITS * 1000000000000ULL
+           / tb->link_speed;
+}
+
+void
+pfc_pause_init(struct pfc_pause *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+static void
+pfc_pause_close(struct pfc_pause *p, int n, uint64_t end)
+{
+    if (p->open & (1u << n)) {
+        p->paused_ticks[n] += end > p->since[n] ? end - p->since[n] : 0;
+        p->open &= ~(1u << n);
+    }
+}
+
+/* Applies the valid PFC frame 'frame', received at tick 'now', to the pause
+ * timers (seed 000 4.4): for each e[n] = 1, timer n is set to time[n] quanta
+ * from 'now', and a time of 0 ends the pause of priority n at once.  Timers
+ * with e[n] = 0 are untouched.
+ *
+ * Returns the priorities that went from not_paused to paused, for the
+ * aCBFCPAUSETransitions_n counters (seed 002 4.5).  A frame that re-arms a
+ * running timer is no transition. */
+uint8_t
+pfc_pause_receive(struct pfc_pause *p, const struct pfc_frame *frame,
+                  const struct pfc_timebase *tb, uint64_t now)
+{
+    uint8_t transitions = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint8_t bit = 1u << n;
+
+        if (!(frame->enable & bit)) {
+            continue;
+        }
+        if (now >= p->until[n]) {
+            /* A pause that ran out by itself ended at until[n]. */
+            pfc_pause_close(p, n, p->until[n]);
+        }
+        if (frame->time[n]) {
+            if (!(p->open & bit)) {
+                p->open |= bit;
+                p->since[n] = now;
+                transitions |= bit;
+            }
+            p->until[n] = now + pfc_quanta_to_ticks(tb, frame->time[n]);
+        } else {
+            pfc_pause_close(p, n, now);
+            p->until[n] = now;
+        }
+    }
+    return transitions;
+}
+
+/* Returns the status vector at tick 'now' (seed 000 4.5): bit n is set if
+ * priority n is paused. */
+uint8_t
+pfc_pause_status(const struct pfc_pause *p, uint64_t now)
+{
+    uint8_t paused = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (now < p->until[n]) {
+            paused |= 1u << n;
+        }
+    }
+    return paused;
+}
+
+/* Returns the ticks left until priority 'prio' resumes, 0 if not paused. */
+uint64_t
+pfc_pause_remaining(const struct pfc_pause *p, int prio, uint64_t now)
+{
+    return now < p->until[prio] ? p->until[prio] - now : 0;
+}
+
+/* Returns the ticks priority 'prio' has spent paused, up to 'now'. */
+uint64_t
+pfc_pause_total(const struct pfc_pause *p, int prio, uint64_t now)
+{
+    uint64_t total = p->paused_ticks[prio];
+
+    if (p->open & (1u << prio)) {
+        uint64_t end = MIN(now, p->until[prio]);
+
+        total += end > p->since[prio] ? end - p->since[prio] : 0;
+    }
+    return total;
+}
+
+/* Returns the traffic classes that may not send, given the 'paused' status
+ * vector: a class shared by several priorities is sendable only when none of
+ * them is paused (seed 000 6). */
+uint8_t
+pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t paused)
+{
+    uint8_t blocked = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (paused & (1u << n)) {
+            blocked |= 1u << prio_to_tc[n];
+        }
+    }
+    return blocked;
+}
+
+void
+pfc_xoff_init(struct pfc_xoff *x)
+{
+    memset(x, 0, sizeof *x);
+}
+
+/* Decides, at tick 'now', whether this port must send a PFC frame to its
+ * link partner, given charge[n], the bytes of priority n that arrived on this
+ * port and that the switch still holds.  For each enabled priority n:
+ *
+ *   - XOFF (time[n] = pause_quanta) when charge[n] reaches xoff_threshold;
+ *   - the same XOFF again while charge[n] stays above xon_threshold, half a
+ *     pause after the previous one, before the partner's timer runs out;
+ *   - XON (time[n] = 0) when charge[n] falls to xon_threshold.
+ *
+ * Priorities not enabled are never named in a frame (seed 000 5); an XOFF in
+ * force for a priority that is no longer enabled is forgotten and left to run
+ * out at the partner.
+ *
+ * Returns true, with the frame to send in '*frame', if a frame is due.  The
+ * caller must send it: the state already assumes it was sent. */
+bool
+pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
+             const uint64_t charge[PFC_N_PRIOS], uint64_t now,
+             struct pfc_frame *frame)
+{
+    uint64_t pause = pfc_quanta_to_ticks(&params->tb, params->pause_quanta);
+
+    x->asserted &= params->enabled;
+    memset(frame, 0, sizeof *frame);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint8_t bit = 1u << n;
+
+        if (!(params->enabled & bit)) {
+            continue;
+        }
+        if (x->asserted & bit) {
+            if (charge[n] <= params->xon_threshold) {
+                x->asserted &= ~bit;
+                frame->enable |= bit;
+                frame->time[n] = 0;
+            } else if (now >= x->refresh_at[n]) {
+                frame->enable |= bit;
+                frame->time[n] = params->pause_quanta;
+                x->refresh_at[n] = now + MAX(pause / 2, 1);
+            }
+        } else if (charge[n] >= params->xoff_threshold) {
+            x->asserted |= bit;
+            frame->enable |= bit;
+            frame->time[n] = params->pause_quanta;
+            x->refresh_at[n] = now + MAX(pause / 2, 1);
+        }
+    }
+    return frame->enable != 0;
+}
+
+/* Initializes 'q' as an empty queue with room for 'cap' packets (>= 1). */
+void
+pfc_holdq_init(struct pfc_holdq *q, uint32_t cap)
+{
+    q->ring = xmalloc(cap * sizeof *q->ring);
+    q->cap = cap;
+    q->head = 0;
+    q->n = 0;
+}
+
+/* Frees the queue's memory, not the packets it holds: the caller must have
+ * popped them. */
+void
+pfc_holdq_destroy(struct pfc_holdq *q)
+{
+    free(q->ring);
+    q->ring = NULL;
+}
+
+/* Appends 'h' at the tail of 'q'.  Returns false, holding nothing, if 'q' is
+ * full. */
+bool
+pfc_holdq_push(struct pfc_holdq *q, const struct pfc_held *h)
+{
+    uint32_t tail;
+
+    if (q->n >= q->cap) {
+        return false;
+    }
+    tail = q->head + q->n;
+    if (tail >= q->cap) {
+        tail -= q->cap;
+    }
+    q->ring[tail] = *h;
+    q->n++;
+    return true;
+}
+
+/* Returns the 'i'th oldest packet in 'q', where i < q->n. */
+const struct pfc_held *
+pfc_holdq_peek(const struct pfc_holdq *q, uint32_t i)
+{
+    uint32_t idx = q->head + i;
+
+    ovs_assert(i < q->n);
+    return &q->ring[idx >= q->cap ? idx - q->cap : idx];
+}
+
+/* Removes the 'n' oldest packets (n <= q->n) from 'q'. */
+void
+pfc_holdq_pop(struct pfc_holdq *q, uint32_t n)
+{
+    ovs_assert(n <= q->n);
+    q->head += n;
+    if (q->head >= q->cap) {
+        q->head -= q->cap;
+    }
+    q->n -= n;
+}
+
+/* Parses 's' as a list of priorities 0..7 separated by commas or spaces
+ * ("3,4"), or the empty list ("" or "none"), into a bitmap in '*prios'. */
+static bool
+parse_prios(const char *s, uint8_t *prios)
+{
+    char *copy, *save_ptr = NULL;
+    bool ok = true;
+
+    *prios = 0;
+    if (!strcmp(s, "none")) {
+        return true;
+    }
+    copy = xstrdup(s);
+    for (char *tok = strtok_r(copy, ", ", &save_ptr); tok;
+         tok = strtok_r(NULL, ", ", &save_ptr)) {
+        if (tok[0] < '0' || tok[0] > '7' || tok[1]) {
+            ok = false;
+            break;
+        }
+        *prios |= 1u << (tok[0] - '0');
+    }
+    free(copy);
+    return ok;
+}
+
+/* Parses a decimal integer with an optional decimal multiplier suffix (k, M,
+ * G or T, any case) from 's' into '*value'.  Returns false on junk or
+ * overflow. */
+static bool
+parse_u64_suffix(const char *s, bool allow_suffix, uint64_t *value)
+{
+    unsigned long long int x;
+    uint64_t mult = 1;
+    char *end;
+
+    if (s[0] < '0' || s[0] > '9') {
+        return false;
+    }
+    errno = 0;
+    x = strtoull(s, &end, 10);
+    if (errno) {
+        return false;
+    }
+    if (*end && allow_suffix) {
+        switch (*end++) {
+        case 'k': case 'K': mult = 1000ULL; break;
+        case 'm': case 'M': mult = 1000000ULL; break;
+        case 'g': case 'G': mult = 1000000000ULL; break;
+        case 't': case 'T': mult = 1000000000000ULL; break;
+        default: return false;
+        }
+    }
+    if (*end || (x && mult > UINT64_MAX / x)) {
+        return false;
+    }
+    *value = x * mult;
+    return true;
+}
+
+static int
+parse_range(const struct smap *details, const char *key, uint64_t min,
+            uint64_t max, const char *unit, bool allow_suffix,
+            uint64_t *value, bool *found, char **errp)
+{
+    const char *s = smap_get(details, key);
+
+    *found = s != NULL;
+    if (!s) {
+        return 0;
+    }
+    if (!parse_u64_suffix(s, allow_suffix, value)
+        || *value < min || *value > max) {
+        *errp = xasprintf("other_config:%s=\"%s\" is invalid: must be an "
+                          "integer from %"PRIu64" to %"PRIu64" %s",
+                          key, s, min, max, unit);
+        return EINVAL;
+    }
+    return 0;
+}
+
+static void
+pfc_config_map(struct pfc_config *cfg)
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        cfg->prio_to_tc[n] = n;
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            if (cfg->tc_prios[tc] & (1u << n)) {
+                cfg->prio_to_tc[n] = tc;
+            }
+        }
+    }
+}
+
+/* Parses the other_config of a QoS row of type "pfc" into '*cfg'.  Keys and
+ * ranges are documented in vswitchd/vswitch.xml.  Unknown keys are errors, so
+ * that a misspelt threshold cannot silently leave a priority lossy.
+ *
+ * Returns 0 on success.  On error returns EINVAL, stores in '*errp' a message
+ * that names the key and its allowed range (the caller frees it), and leaves
+ * '*cfg' unspecified. */
+int
+pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
+                 char **errp)
+{
+    static const char *const keys[] = {
+        "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
+        "queue-size", "default-priority", "link-speed",
+    };
+    struct smap_node *node;
+    uint64_t value;
+    bool found;
+    int error;
+
+    *errp = NULL;
+    memset(cfg, 0, sizeof *cfg);
+
+    SMAP_FOR_EACH (node, details) {
+        bool known = false;
+
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+            known = known || !strcmp(node->key, keys[i]);
+        }
+        if (!known) {
+            *errp = xasprintf("other_config:%s is not a key of QoS type pfc "
+                              "(valid keys: pfc-enable, xoff-threshold, "
+                              "xon-threshold, pause-quanta, queue-size, "
+                              "default-priority, link-speed)", node->key);
+            return EINVAL;
+        }
+    }
+
+    const char *enable = smap_get_def(details, "pfc-enable", "");
+    if (!parse_prios(enable, &cfg->enabled)) {
+        *errp = xasprintf("other_config:pfc-enable=\"%s\" is invalid: must "
+                          "be a comma-separated list of priorities from 0 "
+                          "to 7, or \"none\"", enable);
+        return EINVAL;
+    }
+
+    error = parse_range(details, "queue-size", 1, PFC_QUEUE_SIZE_MAX,
+                        "packets", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->queue_size = found ? value : PFC_QUEUE_SIZE_DEFAULT;
+
+    error = parse_range(details, "pause-quanta", 1, PFC_MAX_QUANTA,
+                        "pause quanta", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->pause_quanta = found ? value : PFC_MAX_QUANTA;
+
+    error = parse_range(details, "default-priority", 0, PFC_N_PRIOS - 1,
+                        "(a priority)", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->default_priority = found ? value : 0;
+
+    error = parse_range(details, "link-speed", PFC_LINK_SPEED_MIN,
+                        PFC_LINK_SPEED_MAX, "bit/s (suffixes k, M, G, T)",
+                        true, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->link_speed = found ? value : 0;
+
+    error = parse_range(details, "xoff-threshold", PFC_XOFF_MIN, PFC_XOFF_MAX,
+                        "bytes", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->xoff_default = !found;
+    cfg->xoff_threshold = found ? value : (uint64_t) cfg->queue_size * 32;
+    cfg->xoff_threshold = MAX(cfg->xoff_threshold, PFC_XOFF_MIN);
+
+    error = parse_range(details, "xon-threshold", 0,
+                        cfg->xoff_threshold - 1, "bytes (below "
+                        "xoff-threshold)", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->xon_default = !found;
+    cfg->xon_threshold = found ? value : cfg->xoff_threshold / 2;
+
+    pfc_config_map(cfg);
+    return 0;
+}
+
+/* Applies the other_config of Queue 'queue_id', which is traffic class
+ * 'queue_id' (0..7), to 'cfg'.  The only key is "priorities", the list of
+ * priorities that class carries; a priority named by no queue is in the class
+ * of its own number.  Returns 0, or EINVAL with a message in '*errp' for a
+ * class out of range, an unknown key, a bad list, or a priority that another
+ * queue already carries; 'cfg' is then unchanged. */
+int
+pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
+                     const struct smap *details, char **errp)
+{
+    struct smap_node *node;
+    const char *s;
+    uint8_t prios;
+
+    *errp = NULL;
+    if (queue_id >= PFC_N_PRIOS) {
+        *errp = xasprintf("queue %"PRIu32" is invalid: QoS type pfc has "
+                          "traffic classes 0 to 7", queue_id);
+        return EINVAL;
+    }
+    SMAP_FOR_EACH (node, details) {
+        if (strcmp(node->key, "priorities")) {
+            *errp = xasprintf("queue %"PRIu32": other_config:%s is not a "
+                              "key of a pfc queue (valid keys: priorities)",
+                              queue_id, node->key);
+            return EINVAL;
+        }
+    }
+    s = smap_get_def(details, "priorities", "");
+    if (!parse_prios(s, &prios)) {
+        *errp = xasprintf("queue %"PRIu32": other_config:priorities=\"%s\" "
+                          "is invalid: must be a comma-separated list of "
+                          "priorities from 0 to 7", queue_id, s);
+        return EINVAL;
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (tc != queue_id && cfg->tc_prios[tc] & prios) {
+            struct ds d = DS_EMPTY_INITIALIZER;
+
+            pfc_format_prios(&d, cfg->tc_prios[tc] & prios);
+            *errp = xasprintf("queue %"PRIu32": other_config:priorities: "
+                              "priority %s already belongs to queue %d",
+                              queue_id, ds_cstr(&d), tc);
+            ds_destroy(&d);
+            return EINVAL;
+        }
+    }
+    cfg->tc_prios[queue_id] = prios;
+    pfc_config_map(cfg);
+    return 0;
+}
+
+/* Removes the priority mapping of queue 'queue_id' from 'cfg'. */
+void
+pfc_config_clear_queue(struct pfc_config *cfg, uint32_t queue_id)
+{
+    if (queue_id < PFC_N_PRIOS) {
+        cfg->tc_prios[queue_id] = 0;
+        pfc_config_map(cfg);
+    }
+}
+
+/* Appends the priorities in bitmap 'prios' to 'ds' as "3,4", or "none". */
+void
+pfc_format_prios(struct ds *ds, uint8_t prios)
+{
+    bool first = true;
+
+    if (!prios) {
+        ds_put_cstr(ds, "none");
+        return;
+    }
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (prios & (1u << n)) {
+            ds_put_format(ds, "%s%d", first ? "" : ",", n);
+            first = false;
+        }
+    }
+}
+
+/* Stores the explicitly configurable keys of 'cfg' into 'details'. */
+void
+pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
+{
+    struct ds d = DS_EMPTY_INITIALIZER;
+
+    pfc_format_prios(&d, cfg->enabled);
+    smap_add(details, "pfc-enable", ds_cstr(&d));
+    ds_destroy(&d);
+    smap_add_format(details, "queue-size", "%"PRIu32, cfg->queue_size);
+    smap_add_format(details, "pause-quanta", "%"PRIu16, cfg->pause_quanta);
+    smap_add_format(details, "default-priority", "%d",
+                    cfg->default_priority);
+    if (!cfg->xoff_default) {
+        smap_add_format(details, "xoff-threshold", "%"PRIu64,
+                        cfg->xoff_threshold);
+    }
+    if (!cfg->xon_default) {
+        smap_add_format(details, "xon-threshold", "%"PRIu64,
+                        cfg->xon_threshold);
+    }
+    if (cfg->link_speed) {
+        smap_add_format(details, "link-speed", "%"PRIu64, cfg->link_speed);
+    }
+}
+
+/* Returns true if 'a' and 'b' configure a port identically, ignoring the
+ * queue mapping, which Queue rows set separately. */
+bool
+pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
+{
+    return (a->enabled == b->enabled
+            && a->xoff_threshold == b->xoff_threshold
+            && a->xon_threshold == b->xon_threshold
+            && a->xoff_default == b->xoff_default
+            && a->xon_default == b->xon_default
+            && a->pause_quanta == b->pause_quanta
+            && a->queue_size == b->queue_size
+            && a->default_priority == b->default_priority
+            && a->link_speed == b->link_speed);
+}
+
+/* Counts the received valid PFC frame 'frame', which caused 'transitions'
+ * (from pfc_pause_receive()). */
+void
+pfc_counters_count_rx(struct pfc_counters *c, const struct pfc_frame *frame,
+                      uint8_t transitions)
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (frame->enable & (1u << n)) {
+            c->rx_frames[n]++;
+        }
+        if (transitions & (1u << n)) {
+            c->transitions[n]++;
+        }
+    }
+}
+
+/* Counts the sent PFC frame 'frame'. */
+void
+pfc_counters_count_tx(struct pfc_counters *c, const struct pfc_frame *frame)
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (frame->enable & (1u << n)) {
+            c->tx_frames[n]++;
+        }
+    }
+}

@@ -1,0 +1,263 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef PFC_H
+#define PFC_H 1
+
+/* IEEE 802.1Qbb Priority-based Flow Control: protocol core.
+ *
+ * This module is the whole of PFC that does not touch a NIC: the frame
+ * codec, the eight pause timers of a receiving port, the XOFF/XON decision of
+ * a port whose ingress buffers fill, the per-traffic-class hold queues and the
+ * parsing of the "pfc" QoS configuration.  Like lib/token-bucket.c it holds no
+ * clock of its own: every function that depends on time takes 'now' in ticks
+ * of a caller-chosen monotonic clock (the TSC in the DPDK datapath), and
+ * 'struct pfc_timebase' converts pause quanta into those ticks.  Nothing here
+ * includes DPDK, so every timing rule is testable with a fake clock
+ * (tests/test-pfc.c).
+ *
+ * None of these functions take locks; callers serialize access to each
+ * object.
+ *
+ * Sources, referred to in comments below:
+ *   - seed 000: IEEE 802.1 DCB TG, "Proposal for Priority Based Flow Control"
+ *     (bb-pelissier-pfc-proposal-0508), sections 3 to 6.
+ *   - seed 002: "Definition for new PAUSE function" (CBFC), section 4, for
+ *     the management counters.
+ *   - IEEE Std 802.3 Annex 31D, the final standard for the frame format;
+ *     where it differs from the seeds, this code follows 802.3 and says so.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "openvswitch/types.h"
+#include "packets.h"
+
+struct ds;
+struct smap;
+
+/* Number of 802.1p priorities, of pause timers and of traffic classes. */
+#define PFC_N_PRIOS 8
+
+/* MAC Control EtherType and opcodes (IEEE 802.3 Annex 31A). */
+#define PFC_ETH_TYPE_MAC_CONTROL 0x8808
+#define PFC_OPCODE_PAUSE 0x0001        /* 802.3x PAUSE (Annex 31B). */
+#define PFC_OPCODE_PFC 0x0101          /* PFC (Annex 31D, seed 000 3.2). */
+
+/* Octets of a PFC frame that carry meaning: DA, SA, EtherType (14), opcode
+ * (2), priority_enable_vector (2), time[0..7] (16).  A received frame at least
+ * this long is accepted even when unpadded. */
+#define PFC_FRAME_MIN_LEN 34
+
+/* Length of a PFC frame as sent, excluding the FCS: padded with zeros to the
+ * 60-octet minimum (64 octets with the FCS). */
+#define PFC_FRAME_LEN 60
+
+/* One pause quantum is 512 bit times at the link speed (802.3 31B.2). */
+#define PFC_QUANTUM_BITS 512
+
+/* Largest time[n] value, in pause quanta. */
+#define PFC_MAX_QUANTA 65535
+
+/* Destination address of every MAC Control frame, 01-80-C2-00-00-01. */
+extern const struct eth_addr pfc_mac_control_dst;
+
+/* The request_operand of a PFC frame (seed 000 3.2, 4.1). */
+struct pfc_frame {
+    uint8_t enable;                 /* priority_enable_vector, low octet:
+                                     * bit n is e[n].  The high octet is
+                                     * reserved: sent as 0, ignored on
+                                     * receive. */
+    uint16_t time[PFC_N_PRIOS];     /* time[n], pause quanta, 0..65535.
+                                     * Meaningful only where e[n] = 1;
+                                     * 0 resumes priority n at once. */
+};
+
+/* What pfc_frame_decode() found in a received frame. */
+enum pfc_rx_kind {
+    PFC_RX_NOT_MAC_CONTROL, /* Ordinary traffic: give it to the datapath. */
+    PFC_RX_PFC,             /* A valid PFC frame: act on it. */
+    PFC_RX_PAUSE,           /* 802.3x PAUSE: on a PFC port it is ignored
+                             * (seed 000 3.3) and counted. */
+    PFC_RX_UNSUPPORTED,     /* MAC Control with any other opcode. */
+    PFC_RX_INVALID,         /* Truncated, VLAN-tagged, or a PFC opcode with
+                             * a DA other than 01-80-C2-00-00-01: counted,
+                             * never acted on. */
+};
+
+enum pfc_rx_kind pfc_frame_decode(const void *data, size_t len,
+                                  struct pfc_frame *frame);
+size_t pfc_frame_encode(void *buf, const struct eth_addr *src,
+                        const struct pfc_frame *frame);
+
+int pfc_packet_priority(const void *data, size_t len, int default_priority);
+
+/* Converts pause quanta to clock ticks. */
+struct pfc_timebase {
+    uint64_t hz;                /* Clock ticks per second, > 0 (the TSC
+                                 * frequency in the DPDK datapath). */
+    uint64_t link_speed;        /* Link speed in bit/s, > 0. */
+};
+
+uint64_t pfc_quanta_to_ticks(const struct pfc_timebase *, uint32_t quanta);
+uint64_t pfc_ticks_to_ns(const struct pfc_timebase *, uint64_t ticks);
+uint64_t pfc_quantum_ps(const struct pfc_timebase *);
+
+/* The eight pause timers Time(n) of a port that receives PFC frames (seed 000
+ * 4.4, 4.5), and the time each priority spent paused.  Priority n is paused
+ * at 'now' if and only if now < until[n]. */
+struct pfc_pause {
+    uint64_t until[PFC_N_PRIOS];    /* Tick at which priority n resumes.
+                                     * 0 when it was never paused. */
+    uint64_t since[PFC_N_PRIOS];    /* Tick at which the current pause of
+                                     * priority n began. */
+    uint64_t paused_ticks[PFC_N_PRIOS]; /* Ticks spent paused, in pauses that
+                                         * have ended. */
+    uint8_t open;                   /* Bit n: a pause of priority n began at
+                                     * since[n] and is not yet accounted
+                                     * in paused_ticks[n]. */
+};
+
+void pfc_pause_init(struct pfc_pause *);
+uint8_t pfc_pause_receive(struct pfc_pause *, const struct pfc_frame *,
+                          const struct pfc_timebase *, uint64_t now);
+uint8_t pfc_pause_status(const struct pfc_pause *, uint64_t now);
+uint64_t pfc_pause_remaining(const struct pfc_pause *, int prio,
+                             uint64_t now);
+uint64_t pfc_pause_total(const struct pfc_pause *, int prio, uint64_t now);
+
+uint8_t pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS],
+                        uint8_t paused);
+
+/* Transmit side: decides when this port must send XOFF and XON to its link
+ * partner, from the bytes the switch holds that arrived on this port. */
+struct pfc_xoff_params {
+    uint8_t enabled;            /* Bit n: priority n is lossless (pfc-enable).
+                                 * No frame is ever sent with e[n] = 1 for a
+                                 * priority not enabled (seed 000 5). */
+    uint64_t xoff_threshold;    /* Bytes: XOFF once the charge reaches it. */
+    uint64_t xon_threshold;     /* Bytes, < xoff_threshold: XON (time 0) once
+                                 * the charge falls to it. */
+    uint16_t pause_quanta;      /* time[n] in XOFF frames, 1..65535. */
+    struct pfc_timebase tb;     /* Converts pause_quanta to ticks. */
+};
+
+struct pfc_xoff {
+    uint8_t asserted;                   /* Bit n: XOFF is in force for
+                                         * priority n at the partner. */
+    uint64_t refresh_at[PFC_N_PRIOS];   /* Tick at which the XOFF for
+                                         * priority n is sent again, half a
+                                         * pause after the last one, so the
+                                         * partner's timer never runs out
+                                         * while the charge stays high. */
+};
+
+void pfc_xoff_init(struct pfc_xoff *);
+bool pfc_xoff_run(struct pfc_xoff *, const struct pfc_xoff_params *,
+                  const uint64_t charge[PFC_N_PRIOS], uint64_t now,
+                  struct pfc_frame *frame);
+
+/* A packet held in a traffic-class queue while its class is paused. */
+struct pfc_held {
+    void *pkt;                  /* The packet, opaque here. */
+    uint32_t len;               /* Bytes charged to (in_port, prio). */
+    uint16_t in_port;           /* Ingress port charged, or UINT16_MAX for
+                                 * none. */
+    uint8_t prio;               /* 802.1p priority, 0..7. */
+};
+
+/* A bounded FIFO of held packets: one per traffic class of a port. */
+struct pfc_holdq {
+    struct pfc_held *ring;      /* 'cap' slots. */
+    uint32_t cap;               /* Capacity in packets (queue-size). */
+    uint32_t head;              /* Index of the oldest packet. */
+    uint32_t n;                 /* Packets held, 0..cap. */
+};
+
+void pfc_holdq_init(struct pfc_holdq *, uint32_t cap);
+void pfc_holdq_destroy(struct pfc_holdq *);
+bool pfc_holdq_push(struct pfc_holdq *, const struct pfc_held *);
+const struct pfc_held *pfc_holdq_peek(const struct pfc_holdq *, uint32_t i);
+void pfc_holdq_pop(struct pfc_holdq *, uint32_t n);
+
+/* Configuration of a port with QoS type "pfc" (vswitchd/vswitch.xml). */
+struct pfc_config {
+    uint8_t enabled;            /* pfc-enable: bit n set for each lossless
+                                 * priority n.  Default: none. */
+    uint64_t xoff_threshold;    /* xoff-threshold, bytes per (ingress port,
+                                 * priority), 64..2^32-1.  Default:
+                                 * queue_size * 32 (half a class queue of
+                                 * 64-byte frames). */
+    uint64_t xon_threshold;     /* xon-threshold, bytes, 0..xoff_threshold-1.
+                                 * Default: xoff_threshold / 2. */
+    bool xoff_default;          /* True if xoff_threshold was derived. */
+    bool xon_default;           /* True if xon_threshold was derived. */
+    uint16_t pause_quanta;      /* pause-quanta, 1..65535 (default 65535). */
+    uint32_t queue_size;        /* queue-size: packets held per traffic
+                                 * class, 1..65536 (default 1024). */
+    uint8_t default_priority;   /* default-priority of untagged packets,
+                                 * 0..7 (default 0). */
+    uint64_t link_speed;        /* link-speed override in bit/s, 0 for the
+                                 * link's own speed. */
+    uint8_t tc_prios[PFC_N_PRIOS];  /* Bit n of tc_prios[tc]: priority n was
+                                     * mapped to class tc by queue tc's
+                                     * other_config:priorities. */
+    uint8_t prio_to_tc[PFC_N_PRIOS]; /* Traffic class of each priority,
+                                      * derived from tc_prios; identity for
+                                      * priorities no queue names. */
+};
+
+#define PFC_QUEUE_SIZE_DEFAULT 1024
+#define PFC_QUEUE_SIZE_MAX 65536
+#define PFC_XOFF_MIN 64
+#define PFC_XOFF_MAX UINT32_MAX
+#define PFC_LINK_SPEED_MIN 1000000ULL           /* 1 Mb/s. */
+#define PFC_LINK_SPEED_MAX 1000000000000ULL     /* 1 Tb/s. */
+
+int pfc_config_parse(const struct smap *details, struct pfc_config *,
+                     char **errp);
+int pfc_config_set_queue(struct pfc_config *, uint32_t queue_id,
+                         const struct smap *details, char **errp);
+void pfc_config_clear_queue(struct pfc_config *, uint32_t queue_id);
+void pfc_config_to_smap(const struct pfc_config *, struct smap *);
+bool pfc_config_equal(const struct pfc_config *, const struct pfc_config *);
+void pfc_format_prios(struct ds *, uint8_t prios);
+
+/* Per-port management counters (seed 002 4.3 to 4.5, plus this switch's
+ * own).  All count events since the port first had QoS type "pfc". */
+struct pfc_counters {
+    uint64_t rx_frames[PFC_N_PRIOS];    /* PFC frames received with e[n] = 1
+                                         * (aCBFCPAUSEFramesReceived_n). */
+    uint64_t tx_frames[PFC_N_PRIOS];    /* PFC frames sent with e[n] = 1
+                                         * (aCBFCPAUSEFramesTransmitted_n). */
+    uint64_t transitions[PFC_N_PRIOS];  /* not_paused -> paused transitions
+                                         * (aCBFCPAUSETransitions_n). */
+    uint64_t hold_drops[PFC_N_PRIOS];   /* Packets of priority n dropped
+                                         * because their class queue was
+                                         * full. */
+    uint64_t rx_invalid;                /* Invalid MAC Control frames. */
+    uint64_t rx_pause_ignored;          /* 802.3x PAUSE frames ignored. */
+    uint64_t rx_unsupported;            /* MAC Control frames with another
+                                         * opcode (aUnsupportedOpCodes-
+                                         * Received). */
+};
+
+void pfc_counters_count_rx(struct pfc_counters *, const struct pfc_frame *,
+                           uint8_t transitions);
+void pfc_counters_count_tx(struct pfc_counters *, const struct pfc_frame *);
+
+#endif /* pfc.h */

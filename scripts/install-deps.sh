@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs, with apt, every Debian 12 package needed to build Open vSwitch with
+# PFC, run its tests and run the demo.  Needs root.
+set -e
+if [ "$(id -u)" != 0 ]; then
+    echo "$0: must run as root (apt-get install)" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends \
+    build-essential autoconf automake libtool pkg-config patch \
+    openvswitch-source libdpdk-dev dpdk \
+    libssl-dev libcap-ng-dev libnuma-dev libpcap-dev \
+    python3 python3-scapy tshark tcpdump iproute2 procps kmod
