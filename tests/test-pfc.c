@@ -1,5 +1,557 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Unit tests of lib/pfc.c.  Time is a fake clock: 'struct pfc_timebase' with
+ * hz = 1e9 makes one tick one nanosecond, so at 10 Gb/s one pause quantum is
+ * 51.2 ticks (rounded up to 52 for a single quantum). */
+
 #include <config.h>
 #undef NDEBUG
+#include "pfc.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/util.h"
 #include "ovstest.h"
-static void test_pfc_main(int argc, char *argv[]) { (void) argc; (void) argv; }
+#include "smap.h"
+#include "util.h"
+
+static const struct pfc_timebase tb10g = { 1000000000, 10000000000ULL };
+static const struct eth_addr src_mac = ETH_ADDR_C(02, 00, 00, 00, 00, 0a);
+
+/* Builds a PFC frame by hand, independently of pfc_frame_encode(). */
+static size_t
+build_pfc(uint8_t *buf, size_t pad_to, uint16_t vector,
+          const uint16_t time[8])
+{
+    static const uint8_t hdr[] = {
+        0x01, 0x80, 0xc2, 0x00, 0x00, 0x01,     /* DA */
+        0x02, 0x11, 0x22, 0x33, 0x44, 0x55,     /* SA */
+        0x88, 0x08, 0x01, 0x01,                 /* EtherType, opcode */
+    };
+    size_t len = sizeof hdr;
+
+    memset(buf, 0, 64);
+    memcpy(buf, hdr, sizeof hdr);
+    buf[len++] = vector >> 8;
+    buf[len++] = vector;
+    for (int n = 0; n < 8; n++) {
+        buf[len++] = time[n] >> 8;
+        buf[len++] = time[n];
+    }
+    return MAX(len, pad_to);
+}
+
+static void
+test_decode(void)
+{
+    uint16_t times[8] = { 1, 2, 3, 0xabcd, 5, 6, 7, 0xffff };
+    struct pfc_frame f;
+    uint8_t buf[64];
+    size_t len;
+
+    /* Padded frame, e[3] and e[7]. */
+    len = build_pfc(buf, 60, 0x0088, times);
+    ovs_assert(pfc_frame_decode(buf, len, &f) == PFC_RX_PFC);
+    ovs_assert(f.enable == 0x88);
+    ovs_assert(f.time[3] == 0xabcd && f.time[7] == 0xffff);
+    /* time[n] with e[n] = 0 is ignored. */
+    ovs_assert(f.time[0] == 0 && f.time[1] == 0 && f.time[4] == 0);
+
+    /* Unpadded: exactly the 34 meaningful octets is enough. */
+    len = build_pfc(buf, 0, 0x0008, times);
+    ovs_assert(len == PFC_FRAME_MIN_LEN);
+    ovs_assert(pfc_frame_decode(buf, len, &f) == PFC_RX_PFC);
+    ovs_assert(f.enable == 0x08 && f.time[3] == 0xabcd);
+
+    /* Truncated by one octet: invalid. */
+    ovs_assert(pfc_frame_decode(buf, len - 1, &f) == PFC_RX_INVALID);
+    ovs_assert(pfc_frame_decode(buf, 15, &f) == PFC_RX_INVALID);
+
+    /* Reserved high octet of the vector and junk padding are ignored. */
+    len = build_pfc(buf, 60, 0xff08, times);
+    memset(buf + 34, 0xa5, 26);
+    ovs_assert(pfc_frame_decode(buf, len, &f) == PFC_RX_PFC);
+    ovs_assert(f.enable == 0x08);
+
+    /* Any source address, even multicast. */
+    buf[6] = 0x01;
+    ovs_assert(pfc_frame_decode(buf, len, &f) == PFC_RX_PFC);
+
+    /* Wrong DA: invalid, never acted on. */
+    len = build_pfc(buf, 60, 0x0008, times);
+    buf[5] = 0x02;
+    ovs_assert(pfc_frame_decode(buf, len, &f) == PFC_RX_INVALID);
+
+    /* 802.3x PAUSE and unknown opcodes. */
+    len = build_pfc(buf, 60, 0x0008, times);
+    buf[15] = 0x01, buf[14] = 0x00;
+    ovs_assert(pfc_frame_decode(buf, len, &f) == PFC_RX_PAUSE);
+    buf[14] = 0x01, buf[15] = 0x02;
+    ovs_assert(pfc_frame_decode(buf, len, &f) == PFC_RX_UNSUPPORTED);
+
+    /* VLAN-tagged MAC Control frame: invalid.  Tagged data: not MAC
+     * Control. */
+    {
+        uint8_t tagged[68];
+
+        len = build_pfc(buf, 60, 0x0008, times);
+        memcpy(tagged, buf, 12);
+        tagged[12] = 0x81, tagged[13] = 0x00, tagged[14] = 0x60;
+        tagged[15] = 0x0a;
+        memcpy(tagged + 16, buf + 12, len - 12);
+        ovs_assert(pfc_frame_decode(tagged, len + 4, &f) == PFC_RX_INVALID);
+        tagged[12] = 0x88, tagged[13] = 0xa8;
+        ovs_assert(pfc_frame_decode(tagged, len + 4, &f) == PFC_RX_INVALID);
+        tagged[16] = 0x08, tagged[17] = 0x00;
+        ovs_assert(pfc_frame_decode(tagged, len + 4, &f)
+                   == PFC_RX_NOT_MAC_CONTROL);
+    }
+
+    /* Ordinary traffic and runts. */
+    buf[12] = 0x08, buf[13] = 0x00;
+    ovs_assert(pfc_frame_decode(buf, 60, &f) == PFC_RX_NOT_MAC_CONTROL);
+    ovs_assert(pfc_frame_decode(buf, 10, &f) == PFC_RX_NOT_MAC_CONTROL);
+}
+
+static void
+test_encode(void)
+{
+    uint16_t times[8] = { 0, 0, 0, 65535, 0, 0, 0, 0 };
+    struct pfc_frame f, g;
+    uint8_t want[64], got[64];
+    size_t len;
+
+    memset(&f, 0, sizeof f);
+    f.enable = 0x08;
+    f.time[3] = 65535;
+    f.time[5] = 99;     /* e[5] = 0: must be sent as zero. */
+    memset(got, 0xee, sizeof got);
+    ovs_assert(pfc_frame_encode(got, &src_mac, &f) == PFC_FRAME_LEN);
+
+    len = build_pfc(want, 60, 0x0008, times);
+    memcpy(want + 6, src_mac.ea, 6);
+    ovs_assert(len == PFC_FRAME_LEN);
+    ovs_assert(!memcmp(want, got, PFC_FRAME_LEN));
+
+    ovs_assert(pfc_frame_decode(got, PFC_FRAME_LEN, &g) == PFC_RX_PFC);
+    ovs_assert(g.enable == 0x08 && g.time[3] == 65535 && g.time[5] == 0);
+}
+
+static void
+test_priority(void)
+{
+    uint8_t pkt[64];
+
+    memset(pkt, 0, sizeof pkt);
+    pkt[12] = 0x81, pkt[13] = 0x00, pkt[14] = 0x60;     /* PCP 3. */
+    ovs_assert(pfc_packet_priority(pkt, 64, 0) == 3);
+    pkt[14] = 0xe0;                                     /* PCP 7. */
+    ovs_assert(pfc_packet_priority(pkt, 64, 0) == 7);
+    pkt[12] = 0x88, pkt[13] = 0xa8, pkt[14] = 0x80;     /* 802.1ad. */
+    ovs_assert(pfc_packet_priority(pkt, 64, 0) == 4);
+    pkt[12] = 0x08, pkt[13] = 0x00;                     /* Untagged. */
+    ovs_assert(pfc_packet_priority(pkt, 64, 5) == 5);
+    pkt[12] = 0x81, pkt[13] = 0x00;                     /* Too short. */
+    ovs_assert(pfc_packet_priority(pkt, 14, 2) == 2);
+}
+
+static void
+test_timebase(void)
+{
+    struct pfc_timebase tb1g = { 1000000000, 1000000000 };
+    struct pfc_timebase tsc = { 2500000000ULL, 10000000000ULL };
+
+    /* 51.2 ns per quantum at 10 Gb/s, rounded up. */
+    ovs_assert(pfc_quanta_to_ticks(&tb10g, 1) == 52);
+    ovs_assert(pfc_quanta_to_ticks(&tb10g, 10) == 512);
+    /* 65,535 quanta = 3.355 ms at 10 Gb/s, 33.6 ms at 1 Gb/s. */
+    ovs_assert(pfc_quanta_to_ticks(&tb10g, 65535) == 3355392);
+    ovs_assert(pfc_quanta_to_ticks(&tb1g, 65535) == 33553920);
+    /* A 2.5 GHz TSC: 128 cycles per quantum at 10 Gb/s. */
+    ovs_assert(pfc_quanta_to_ticks(&tsc, 1) == 128);
+    ovs_assert(pfc_ticks_to_ns(&tsc, 128) == 51);
+    ovs_assert(pfc_quantum_ps(&tb10g) == 51200);
+    ovs_assert(pfc_quanta_to_ticks(&tb10g, 0) == 0);
+}
+
+static struct pfc_frame
+frame1(int prio, uint16_t time)
+{
+    struct pfc_frame f;
+
+    memset(&f, 0, sizeof f);
+    f.enable = 1u << prio;
+    f.time[prio] = time;
+    return f;
+}
+
+static void
+test_pause(void)
+{
+    struct pfc_pause p;
+    struct pfc_frame f;
+    uint64_t t = 1000;
+
+    pfc_pause_init(&p);
+    ovs_assert(pfc_pause_status(&p, t) == 0);
+
+    /* Pause priority 3 for 100 quanta = 5120 ns. */
+    f = frame1(3, 100);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t) == 0x08);
+    ovs_assert(pfc_pause_status(&p, t) == 0x08);
+    ovs_assert(pfc_pause_status(&p, t + 5119) == 0x08);
+    ovs_assert(pfc_pause_status(&p, t + 5120) == 0);
+    ovs_assert(pfc_pause_remaining(&p, 3, t + 120) == 5000);
+    ovs_assert(pfc_pause_remaining(&p, 0, t) == 0);
+
+    /* Re-arming a running timer is no transition, and restarts it. */
+    f = frame1(3, 10);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 5000) == 0);
+    ovs_assert(pfc_pause_status(&p, t + 5119) == 0x08);
+    ovs_assert(pfc_pause_status(&p, t + 5512) == 0);
+
+    /* e[n] = 0 leaves timer n untouched: pause 4, then a frame naming only
+     * 5 does not resume 4. */
+    f = frame1(4, 1000);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t) == 0x10);
+    f = frame1(5, 0);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10) == 0);
+    ovs_assert(pfc_pause_status(&p, t + 10) == 0x18);
+
+    /* Time 0 resumes at once. */
+    f = frame1(4, 0);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 20) == 0);
+    ovs_assert(!(pfc_pause_status(&p, t + 20) & 0x10));
+
+    /* Time paused: 3 was paused from t to t + 5512; 4 from t to t + 20. */
+    ovs_assert(pfc_pause_total(&p, 4, t + 100000) == 20);
+    ovs_assert(pfc_pause_total(&p, 3, t + 100000) == 5512);
+    ovs_assert(pfc_pause_total(&p, 3, t + 100) == 100);
+
+    /* After expiry, a new pause is a new transition, and the closed
+     * interval is kept. */
+    f = frame1(3, 1);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10000) == 0x08);
+    ovs_assert(pfc_pause_total(&p, 3, t + 20000) == 5512 + 52);
+
+    /* Several priorities in one frame. */
+    memset(&f, 0, sizeof f);
+    f.enable = 0x81;
+    f.time[0] = 1;
+    f.time[7] = 2;
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 30000) == 0x81);
+    ovs_assert(pfc_pause_status(&p, t + 30052) == 0x80);
+}
+
+static void
+test_tcs_blocked(void)
+{
+    uint8_t map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+    ovs_assert(pfc_tcs_blocked(map, 0) == 0);
+    ovs_assert(pfc_tcs_blocked(map, 0x08) == 0x08);
+    /* Priorities 3 and 4 share class 1: pausing either blocks class 1
+     * (seed 000 6). */
+    map[3] = map[4] = 1;
+    ovs_assert(pfc_tcs_blocked(map, 0x10) == 0x02);
+    ovs_assert(pfc_tcs_blocked(map, 0x18) == 0x02);
+    ovs_assert(pfc_tcs_blocked(map, 0x11) == 0x03);
+}
+
+static void
+test_xoff(void)
+{
+    struct pfc_xoff_params params = {
+        .enabled = 0x08,
+        .xoff_threshold = 10000,
+        .xon_threshold = 5000,
+        .pause_quanta = 1000,   /* 51,200 ns; refresh every 25,600 ns. */
+        .tb = tb10g,
+    };
+    uint64_t charge[8] = { 0 };
+    struct pfc_xoff x;
+    struct pfc_frame f;
+    uint64_t t = 0;
+
+    pfc_xoff_init(&x);
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t, &f));
+
+    /* Below XOFF: nothing. */
+    charge[3] = 9999;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t, &f));
+
+    /* Reaching XOFF: one frame, e[3] = 1, time = pause_quanta. */
+    charge[3] = 10000;
+    ovs_assert(pfc_xoff_run(&x, &params, charge, t, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
+    ovs_assert(x.asserted == 0x08);
+
+    /* Still high, before the refresh time: nothing more. */
+    charge[3] = 20000;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 25599, &f));
+    /* Refreshed before the partner's timer (51,200 ns) runs out. */
+    ovs_assert(pfc_xoff_run(&x, &params, charge, t + 25600, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 30000, &f));
+
+    /* Between XON and XOFF while asserted: keep asserting, no XON. */
+    charge[3] = 5001;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 40000, &f));
+
+    /* Falls to XON: time 0. */
+    charge[3] = 5000;
+    ovs_assert(pfc_xoff_run(&x, &params, charge, t + 41000, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 0);
+    ovs_assert(x.asserted == 0);
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 42000, &f));
+
+    /* Between XON and XOFF while not asserted: nothing (hysteresis). */
+    charge[3] = 9000;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 43000, &f));
+
+    /* A priority that is not enabled is never named, however full. */
+    charge[2] = 1000000;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 44000, &f));
+
+    /* Two priorities crossing together share one frame. */
+    params.enabled = 0x0c;
+    charge[3] = 10000;
+    ovs_assert(pfc_xoff_run(&x, &params, charge, t + 45000, &f));
+    ovs_assert(f.enable == 0x0c && f.time[2] == 1000 && f.time[3] == 1000);
+
+    /* Disabling a priority while asserted: forgotten, never named again. */
+    params.enabled = 0x08;
+    charge[2] = 0;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 46000, &f));
+    ovs_assert(x.asserted == 0x08);
+}
+
+static void
+test_holdq(void)
+{
+    struct pfc_holdq q;
+    struct pfc_held h;
+    int next_out = 0, next_in = 0;
+
+    pfc_holdq_init(&q, 3);
+    memset(&h, 0, sizeof h);
+    /* Push and pop across the ring's wrap point many times: FIFO order. */
+    for (int round = 0; round < 10; round++) {
+        while (q.n < q.cap) {
+            h.len = next_in++;
+            ovs_assert(pfc_holdq_push(&q, &h));
+        }
+        h.len = 999;
+        ovs_assert(!pfc_holdq_push(&q, &h));        /* Full. */
+        for (uint32_t i = 0; i < q.n; i++) {
+            ovs_assert(pfc_holdq_peek(&q, i)->len == next_out + i);
+        }
+        pfc_holdq_pop(&q, 2);
+        next_out += 2;
+        ovs_assert(pfc_holdq_peek(&q, 0)->len == next_out);
+    }
+    pfc_holdq_pop(&q, q.n);
+    ovs_assert(q.n == 0);
+    pfc_holdq_destroy(&q);
+}
+
+/* Parses "key=value" pairs in 'argv' and checks the result: 'want_error' 0
+ * for success, or EINVAL with an error message containing 'needle'. */
+static void
+check_parse(struct pfc_config *cfg, int want_error, const char *needle,
+            const char *const *kv)
+{
+    struct smap details = SMAP_INITIALIZER(&details);
+    char *err;
+    int error;
+
+    for (; *kv; kv += 2) {
+        smap_add(&details, kv[0], kv[1]);
+    }
+    error = pfc_config_parse(&details, cfg, &err);
+    if (error != want_error || (needle && (!err || !strstr(err, needle)))) {
+        ovs_fatal(0, "parse: got error %d (%s), want %d with \"%s\"",
+                  error, err ? err : "no message", want_error,
+                  needle ? needle : "");
+    }
+    free(err);
+    smap_destroy(&details);
+}
+
+#define PARSE(CFG, ERR, NEEDLE, ...) \
+    check_parse(CFG, ERR, NEEDLE, (const char *const[]) { __VA_ARGS__, NULL })
+
+static void
+test_config(void)
+{
+    struct pfc_config cfg;
+    struct smap q;
+    char *err;
+
+    /* Defaults. */
+    PARSE(&cfg, 0, NULL, NULL);
+    ovs_assert(cfg.enabled == 0 && cfg.queue_size == 1024);
+    ovs_assert(cfg.pause_quanta == 65535 && cfg.default_priority == 0);
+    ovs_assert(cfg.xoff_threshold == 32768 && cfg.xoff_default);
+    ovs_assert(cfg.xon_threshold == 16384 && cfg.xon_default);
+    ovs_assert(cfg.link_speed == 0);
+    for (int n = 0; n < 8; n++) {
+        ovs_assert(cfg.prio_to_tc[n] == n);
+    }
+
+    /* Every key. */
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3,4", "xoff-threshold", "20000",
+          "xon-threshold", "100", "pause-quanta", "1", "queue-size", "16",
+          "default-priority", "7", "link-speed", "25G");
+    ovs_assert(cfg.enabled == 0x18 && cfg.xoff_threshold == 20000);
+    ovs_assert(!cfg.xoff_default && cfg.xon_threshold == 100);
+    ovs_assert(cfg.pause_quanta == 1 && cfg.queue_size == 16);
+    ovs_assert(cfg.default_priority == 7);
+    ovs_assert(cfg.link_speed == 25000000000ULL);
+    PARSE(&cfg, 0, NULL, "pfc-enable", "none", "link-speed", "100000000");
+    ovs_assert(cfg.enabled == 0 && cfg.link_speed == 100000000);
+    PARSE(&cfg, 0, NULL, "pfc-enable", "0 7", "queue-size", "4");
+    ovs_assert(cfg.enabled == 0x81 && cfg.xoff_threshold == 128);
+
+    /* Errors name the key and the range. */
+    PARSE(&cfg, EINVAL, "pfc-enable", "pfc-enable", "8");
+    PARSE(&cfg, EINVAL, "pfc-enable", "pfc-enable", "3,x");
+    PARSE(&cfg, EINVAL, "from 64 to 4294967295 bytes",
+          "xoff-threshold", "abc");
+    PARSE(&cfg, EINVAL, "xoff-threshold", "xoff-threshold", "63");
+    PARSE(&cfg, EINVAL, "xoff-threshold", "xoff-threshold", "4294967296");
+    PARSE(&cfg, EINVAL, "xoff-threshold", "xoff-threshold", "-1");
+    PARSE(&cfg, EINVAL, "xon-threshold=\"1000\" is invalid: must be an "
+          "integer from 0 to 999", "xoff-threshold", "1000",
+          "xon-threshold", "1000");
+    PARSE(&cfg, EINVAL, "pause-quanta", "pause-quanta", "0");
+    PARSE(&cfg, EINVAL, "from 1 to 65535", "pause-quanta", "65536");
+    PARSE(&cfg, EINVAL, "queue-size", "queue-size", "0");
+    PARSE(&cfg, EINVAL, "from 1 to 65536 packets", "queue-size", "65537");
+    PARSE(&cfg, EINVAL, "default-priority", "default-priority", "8");
+    PARSE(&cfg, EINVAL, "link-speed", "link-speed", "10X");
+    PARSE(&cfg, EINVAL, "link-speed", "link-speed", "999999");
+    PARSE(&cfg, EINVAL, "link-speed", "link-speed", "2T");
+    PARSE(&cfg, EINVAL, "xoff_threshold is not a key",
+          "xoff_threshold", "1000");
+
+    /* Queue mapping. */
+    PARSE(&cfg, 0, NULL, NULL);
+    smap_init(&q);
+    smap_add(&q, "priorities", "3,4");
+    ovs_assert(!pfc_config_set_queue(&cfg, 1, &q, &err));
+    ovs_assert(cfg.prio_to_tc[3] == 1 && cfg.prio_to_tc[4] == 1);
+    ovs_assert(cfg.prio_to_tc[1] == 1 && cfg.prio_to_tc[5] == 5);
+    /* Setting the same queue again is fine; another queue claiming 4 is
+     * not, and changes nothing. */
+    ovs_assert(!pfc_config_set_queue(&cfg, 1, &q, &err));
+    smap_replace(&q, "priorities", "4,5");
+    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "priority 4 already belongs to queue 1"));
+    free(err);
+    ovs_assert(cfg.prio_to_tc[5] == 5 && cfg.prio_to_tc[4] == 1);
+    ovs_assert(pfc_config_set_queue(&cfg, 8, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "traffic classes 0 to 7"));
+    free(err);
+    smap_replace(&q, "priorities", "9");
+    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "priorities"));
+    free(err);
+    smap_clear(&q);
+    smap_add(&q, "min-rate", "1");
+    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "min-rate is not a key"));
+    free(err);
+    pfc_config_clear_queue(&cfg, 1);
+    ovs_assert(cfg.prio_to_tc[3] == 3 && cfg.prio_to_tc[4] == 4);
+    smap_destroy(&q);
+
+    /* Round trip through pfc_config_to_smap(). */
+    {
+        struct pfc_config a, b;
+        struct smap s = SMAP_INITIALIZER(&s);
+
+        PARSE(&a, 0, NULL, "pfc-enable", "3", "xoff-threshold", "9000",
+              "link-speed", "1G");
+        pfc_config_to_smap(&a, &s);
+        ovs_assert(!pfc_config_parse(&s, &b, &err));
+        ovs_assert(pfc_config_equal(&a, &b));
+        PARSE(&b, 0, NULL, "pfc-enable", "4");
+        ovs_assert(!pfc_config_equal(&a, &b));
+        smap_destroy(&s);
+    }
+}
+
+static void
+test_counters(void)
+{
+    struct pfc_counters c;
+    struct pfc_frame f;
+
+    memset(&c, 0, sizeof c);
+    memset(&f, 0, sizeof f);
+    f.enable = 0x09;
+    pfc_counters_count_rx(&c, &f, 0x08);
+    pfc_counters_count_tx(&c, &f);
+    ovs_assert(c.rx_frames[0] == 1 && c.rx_frames[3] == 1);
+    ovs_assert(c.rx_frames[1] == 0 && c.transitions[3] == 1);
+    ovs_assert(c.transitions[0] == 0);
+    ovs_assert(c.tx_frames[0] == 1 && c.tx_frames[3] == 1);
+}
+
+static const struct {
+    const char *name;
+    void (*f)(void);
+} tests[] = {
+    { "decode", test_decode },
+    { "encode", test_encode },
+    { "priority", test_priority },
+    { "timebase", test_timebase },
+    { "pause", test_pause },
+    { "tcs-blocked", test_tcs_blocked },
+    { "xoff", test_xoff },
+    { "holdq", test_holdq },
+    { "config", test_config },
+    { "counters", test_counters },
+};
+
+/* "ovstest test-pfc [NAME...]" runs the named tests, or all of them. */
+static void
+test_pfc_main(int argc, char *argv[])
+{
+    int ran = 0;
+
+    for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
+        bool want = argc < 2;
+
+        for (int j = 1; j < argc; j++) {
+            want = want || !strcmp(argv[j], tests[i].name);
+        }
+        if (want) {
+            tests[i].f();
+            printf("%s: ok\n", tests[i].name);
+            ran++;
+        }
+    }
+    if (!ran) {
+        ovs_fatal(0, "no such test");
+    }
+}
+
 OVSTEST_REGISTER("test-pfc", test_pfc_main);
