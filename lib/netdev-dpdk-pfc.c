@@ -652,10 +652,10 @@ static void
 add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
          uint64_t value)
 {
-    ovs_strlcpy(stats->counters[*n].name, name,
-                NETDEV_CUSTOM_STATS_NAME_SIZE);
-    stats->counters[*n].value = value;
-    (*n)++;
+    struct netdev_custom_counter *counter = &stats->counters[(*n)++];
+
+    ovs_strlcpy(counter->name, name, NETDEV_CUSTOM_STATS_NAME_SIZE);
+    counter->value = value;
 }
 
 /* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
