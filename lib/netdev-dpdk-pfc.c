@@ -30,6 +30,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "pfc.h"
+#include "pfc-headroom.h"
 #include "smap.h"
 #include "unixctl.h"
 #include "util.h"
@@ -791,4 +792,5 @@ netdev_dpdk_pfc_register_commands(void)
     pfc_ports_init();
     unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
                              NULL);
+    pfc_headroom_register_commands();
 }
