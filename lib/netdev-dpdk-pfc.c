@@ -56,6 +56,10 @@ struct pfc_port {
     char name[64];              /* [L] Netdev name, for pfc/show. */
     struct eth_addr mac;        /* [L] Source address of sent PFC frames. */
     bool dead;                  /* [L] The netdev was destroyed. */
+    char *last_error;           /* [L] Why the last configuration was
+                                 * refused, or NULL. */
+    uint32_t txq_size;          /* [L] Tx descriptors per queue. */
+    uint32_t max_frame;         /* [L] Largest frame, bytes. */
 
     /* Receive side: pause timers (seed 000 4.4). */
     struct pfc_pause pause;             /* [L] */
@@ -67,7 +71,8 @@ struct pfc_port {
 
     /* Transmit side: bytes held in the switch that arrived on this port with
      * each priority, and the XOFF state towards the link partner. */
-    atomic_uint64_t charge[PFC_N_PRIOS];
+    atomic_uint64_t charge[PFC_N_PRIOS];        /* Bytes. */
+    atomic_uint64_t charge_pkts[PFC_N_PRIOS];   /* Packets. */
     struct pfc_xoff xoff;               /* [L] */
 
     struct pfc_counters counters;       /* [L] */
@@ -79,6 +84,7 @@ static struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
 struct netdev_dpdk_pfc {
     struct pfc_config cfg;          /* Written under the QoS lock by
                                      * set_queue(), read by PMDs. */
+    struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
     struct pfc_port *port;          /* Bound port, NULL before bind. */
     struct pfc_holdq q[PFC_N_PRIOS];    /* Hold queue per traffic class. */
     uint32_t n_held;                /* Packets in all of q[]. */
@@ -143,42 +149,68 @@ pfc_link_speed(uint16_t port_id, bool *from_link)
     return PFC_FALLBACK_LINK_SPEED;
 }
 
-/* Attaches 'pfc', just created for netdev 'name' on DPDK port 'port_id' with
- * Ethernet address 'mac', to that port.  'flow_ctrl' is true if 802.3x flow
- * control (rx-flow-ctrl or tx-flow-ctrl) is on for the port.
- *
- * Returns 0, or EINVAL if 802.3x flow control is on (PFC and PAUSE are
- * mutually exclusive, seed 000 3.3) or 'port_id' is out of range. */
-int
-netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc, const char *name,
-                     uint16_t port_id, const struct eth_addr *mac,
-                     bool flow_ctrl)
+static void
+pfc_port_set_error(struct pfc_port *port, const char *name, char *error)
 {
+    rte_spinlock_lock(&port->lock);
+    if (!port->conf) {
+        ovs_strlcpy(port->name, name, sizeof port->name);
+    }
+    free(port->last_error);
+    port->last_error = error;
+    rte_spinlock_unlock(&port->lock);
+}
+
+/* Attaches 'pfc', just created, to the port described by 'info', and derives
+ * its thresholds (pfc_derive_thresholds()).
+ *
+ * Returns 0, or EINVAL after logging why: 802.3x flow control is on (PFC and
+ * PAUSE are mutually exclusive, seed 000 3.3), the port is not an attached
+ * DPDK ethernet port, or the headroom does not fit.  The reason is kept for
+ * pfc/show. */
+int
+netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
+                     const struct netdev_dpdk_pfc_port_info *info)
+{
+    struct pfc_port_limits limits;
     struct pfc_port *port;
-    bool from_link;
-    uint64_t speed;
+    bool from_link = false;
+    char *err;
 
-    if (port_id >= RTE_MAX_ETHPORTS) {
-        VLOG_ERR("%s: QoS type pfc needs an attached DPDK port", name);
+    if (info->port_id >= RTE_MAX_ETHPORTS) {
+        VLOG_ERR("%s: QoS type pfc needs an attached DPDK port", info->name);
         return EINVAL;
     }
-    if (flow_ctrl) {
-        VLOG_ERR("%s: QoS type pfc and 802.3x flow control are mutually "
-                 "exclusive: set options:rx-flow-ctrl=false and "
-                 "options:tx-flow-ctrl=false on the Interface first", name);
+    port = &pfc_ports[info->port_id];
+    if (info->flow_ctrl) {
+        err = xasprintf("QoS type pfc and 802.3x flow control are mutually "
+                        "exclusive: set options:rx-flow-ctrl=false and "
+                        "options:tx-flow-ctrl=false on the Interface first");
+        VLOG_ERR("%s: %s", info->name, err);
+        pfc_port_set_error(port, info->name, err);
         return EINVAL;
     }
 
-    speed = (pfc->cfg.link_speed ? pfc->cfg.link_speed
-             : pfc_link_speed(port_id, &from_link));
+    limits.link_speed = (pfc->cfg.link_speed ? pfc->cfg.link_speed
+                         : pfc_link_speed(info->port_id, &from_link));
     if (!pfc->cfg.link_speed && !from_link) {
         VLOG_WARN("%s: link speed unknown, assuming %"PRIu64" bit/s for "
-                  "pause quanta; set other_config:link-speed", name, speed);
+                  "pause quanta; set other_config:link-speed", info->name,
+                  limits.link_speed);
+    }
+    limits.max_frame = info->mtu + ETH_HEADER_LEN + VLAN_HEADER_LEN
+                       + 4 /* FCS */;
+    limits.mbufs = info->mbufs ? info->mbufs : UINT64_MAX;
+    limits.mbuf_size = info->mbuf_size;
+    if (pfc_derive_thresholds(&pfc->cfg, &limits, &pfc->thr, &err)) {
+        VLOG_ERR("%s: QoS type pfc: %s; keeping the previous configuration",
+                 info->name, err);
+        pfc_port_set_error(port, info->name, err);
+        return EINVAL;
     }
 
-    port = &pfc_ports[port_id];
     rte_spinlock_lock(&port->lock);
-    if (!port->conf && (port->dead || strcmp(port->name, name))) {
+    if (!port->conf && (port->dead || strcmp(port->name, info->name))) {
         /* A new netdev on this port id: start from scratch, except for the
          * ingress charges, which packets still held elsewhere own. */
         pfc_pause_init(&port->pause);
@@ -189,11 +221,15 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc, const char *name,
         }
         atomic_store_relaxed(&port->max_until, 0);
     }
-    ovs_strlcpy(port->name, name, sizeof port->name);
-    port->mac = *mac;
+    ovs_strlcpy(port->name, info->name, sizeof port->name);
+    port->mac = *info->mac;
     port->dead = false;
+    free(port->last_error);
+    port->last_error = NULL;
+    port->txq_size = info->txq_size;
+    port->max_frame = limits.max_frame;
     port->tb.hz = rte_get_tsc_hz();
-    port->tb.link_speed = speed;
+    port->tb.link_speed = limits.link_speed;
     port->speed_from_link = !pfc->cfg.link_speed;
     port->conf = pfc;
     pfc->port = port;
@@ -209,6 +245,8 @@ pfc_discharge(const struct pfc_held *h)
         uint64_t orig;
 
         atomic_sub_relaxed(&pfc_ports[h->in_port].charge[h->prio], h->len,
+                           &orig);
+        atomic_sub_relaxed(&pfc_ports[h->in_port].charge_pkts[h->prio], 1,
                            &orig);
     }
 }
@@ -425,6 +463,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
 {
     struct pfc_port *port = pfc->port;
     uint64_t charge[PFC_N_PRIOS] = { 0 };
+    uint64_t charge_pkts[PFC_N_PRIOS] = { 0 };
     struct pfc_xoff_params params;
     struct pfc_frame frame;
     struct rte_mbuf *m;
@@ -433,6 +472,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         if (pfc->cfg.enabled & (1u << n)) {
             atomic_read_relaxed(&port->charge[n], &charge[n]);
+            atomic_read_relaxed(&port->charge_pkts[n], &charge_pkts[n]);
             any = any || charge[n];
         }
     }
@@ -444,11 +484,14 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
 
     rte_spinlock_lock(&port->lock);
     params.enabled = pfc->cfg.enabled;
-    params.xoff_threshold = pfc->cfg.xoff_threshold;
-    params.xon_threshold = pfc->cfg.xon_threshold;
+    params.xoff_threshold = pfc->thr.xoff_bytes;
+    params.xon_threshold = pfc->thr.xon_bytes;
+    params.xoff_pkts = pfc->thr.xoff_pkts;
+    params.xon_pkts = pfc->thr.xon_pkts;
     params.pause_quanta = pfc->cfg.pause_quanta;
     params.tb = port->tb;
-    if (!pfc_xoff_run(&port->xoff, &params, charge, now, &frame)) {
+    if (!pfc_xoff_run(&port->xoff, &params, charge, charge_pkts, now,
+                      &frame)) {
         rte_spinlock_unlock(&port->lock);
         return;
     }
@@ -606,8 +649,10 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
         }
         if (pfc_holdq_push(&pfc->q[tc], &h)) {
             if (h.in_port != UINT16_MAX) {
-                atomic_add_relaxed(&pfc_ports[h.in_port].charge[prio], h.len,
-                                   &orig);
+                struct pfc_port *in = &pfc_ports[h.in_port];
+
+                atomic_add_relaxed(&in->charge[prio], h.len, &orig);
+                atomic_add_relaxed(&in->charge_pkts[prio], 1, &orig);
             }
             atomic_add_relaxed(&pfc->held_pkts[prio], 1, &orig);
             atomic_add_relaxed(&pfc->held_bytes[prio], h.len, &orig);
@@ -722,16 +767,40 @@ pfc_show_port(struct ds *ds, struct pfc_port *port)
                   q_ps / 1000, q_ps % 1000);
     ds_put_cstr(ds, "  pfc-enable: ");
     pfc_format_prios(ds, cfg->enabled);
-    ds_put_format(ds, "\n  xoff-threshold: %"PRIu64" bytes%s, "
-                  "xon-threshold: %"PRIu64" bytes%s\n",
-                  cfg->xoff_threshold, cfg->xoff_default ? " (default)" : "",
-                  cfg->xon_threshold, cfg->xon_default ? " (default)" : "");
+    ds_put_char(ds, '\n');
+    if (pfc->thr.derived) {
+        ds_put_format(ds, "  xoff: %"PRIu64" packets, xon: %"PRIu64
+                      " packets (derived: %"PRIu64" packets available - "
+                      "%"PRIu64" headroom; %s, cable-length %"PRIu32" m, "
+                      "%"PRIu32"-byte frames, %"PRIu64" bit times)\n",
+                      pfc->thr.xoff_pkts, pfc->thr.xon_pkts,
+                      pfc->thr.avail_pkts, pfc->thr.headroom_pkts,
+                      pfc_headroom_model_name(cfg->headroom_model),
+                      cfg->cable_length, port->max_frame,
+                      pfc->thr.headroom_bits);
+    } else {
+        ds_put_format(ds, "  xoff-threshold: %"PRIu64" bytes, "
+                      "xon-threshold: %"PRIu64" bytes%s\n",
+                      cfg->xoff_threshold, cfg->xon_threshold,
+                      cfg->xon_default ? " (default)" : "");
+    }
     ds_put_format(ds, "  pause-quanta: %"PRIu16", queue-size: %"PRIu32
                   " packets, default-priority: %d\n",
                   cfg->pause_quanta, cfg->queue_size, cfg->default_priority);
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
                   ", unsupported: %"PRIu64"\n",
                   c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);
+    uint64_t resp = pfc_response_bits(port->txq_size, 32, port->max_frame);
+    ds_put_format(ds, "  response: worst case %"PRIu64" bit times (%"PRIu32
+                  " tx descriptors + 32-packet burst of %"PRIu32"-byte "
+                  "frames), bound %d bit times + PHY delay%s\n",
+                  resp, port->txq_size, port->max_frame,
+                  PFC_RESPONSE_BOUND_BITS,
+                  resp > PFC_RESPONSE_BOUND_BITS ? ": EXCEEDED" : "");
+    if (port->last_error) {
+        ds_put_format(ds, "  last configuration refused: %s\n",
+                      port->last_error);
+    }
     ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %4s %9s %9s "
                   "%11s %11s %10s\n", "prio", "tc", "egress", "left-us",
                   "held-pkts", "held-bytes", "ingress-bytes", "xoff",

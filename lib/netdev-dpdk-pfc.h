@@ -50,9 +50,22 @@ struct smap;
 
 int netdev_dpdk_pfc_create(const struct smap *details,
                            struct netdev_dpdk_pfc **pfcp);
-int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *, const char *name,
-                         uint16_t port_id, const struct eth_addr *mac,
-                         bool flow_ctrl);
+/* What netdev-dpdk knows of a port, for netdev_dpdk_pfc_bind(). */
+struct netdev_dpdk_pfc_port_info {
+    const char *name;           /* Netdev name. */
+    uint16_t port_id;           /* DPDK port id, < RTE_MAX_ETHPORTS for an
+                                 * attached ethernet port. */
+    const struct eth_addr *mac; /* Source address of sent PFC frames. */
+    bool flow_ctrl;             /* 802.3x rx or tx flow control is on. */
+    uint32_t mtu;               /* L3 MTU, bytes. */
+    uint32_t txq_size;          /* Descriptors per tx queue. */
+    uint64_t mbufs;             /* mbufs of the port's mempool not kept by
+                                 * its rx rings. */
+    uint32_t mbuf_size;         /* Data bytes per mbuf. */
+};
+
+int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *,
+                         const struct netdev_dpdk_pfc_port_info *);
 void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
 bool netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *,
                            const struct smap *details);

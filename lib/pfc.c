@@ -22,6 +22,7 @@
 
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
+#include "pfc-headroom.h"
 #include "smap.h"
 #include "util.h"
 
@@ -283,13 +284,16 @@ pfc_xoff_init(struct pfc_xoff *x)
 }
 
 /* Decides, at tick 'now', whether this port must send a PFC frame to its
- * link partner, given charge[n], the bytes of priority n that arrived on this
- * port and that the switch still holds.  For each enabled priority n:
+ * link partner, given charge[n] and charge_pkts[n], the bytes and packets of
+ * priority n that arrived on this port and that the switch still holds.  For
+ * each enabled priority n:
  *
- *   - XOFF (time[n] = pause_quanta) when charge[n] reaches xoff_threshold;
- *   - the same XOFF again while charge[n] stays above xon_threshold, half a
- *     pause after the previous one, before the partner's timer runs out;
- *   - XON (time[n] = 0) when charge[n] falls to xon_threshold.
+ *   - XOFF (time[n] = pause_quanta) when charge[n] reaches xoff_threshold or
+ *     charge_pkts[n] reaches xoff_pkts;
+ *   - the same XOFF again while the charge stays above XON, half a pause
+ *     after the previous one, before the partner's timer runs out;
+ *   - XON (time[n] = 0) when charge[n] falls to xon_threshold and
+ *     charge_pkts[n] to xon_pkts.
  *
  * Priorities not enabled are never named in a frame (seed 000 5); an XOFF in
  * force for a priority that is no longer enabled is forgotten and left to run
@@ -299,7 +303,8 @@ pfc_xoff_init(struct pfc_xoff *x)
  * caller must send it: the state already assumes it was sent. */
 bool
 pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
-             const uint64_t charge[PFC_N_PRIOS], uint64_t now,
+             const uint64_t charge[PFC_N_PRIOS],
+             const uint64_t charge_pkts[PFC_N_PRIOS], uint64_t now,
              struct pfc_frame *frame)
 {
     uint64_t pause = pfc_quanta_to_ticks(&params->tb, params->pause_quanta);
@@ -313,7 +318,8 @@ pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
             continue;
         }
         if (x->asserted & bit) {
-            if (charge[n] <= params->xon_threshold) {
+            if (charge[n] <= params->xon_threshold
+                && charge_pkts[n] <= params->xon_pkts) {
                 x->asserted &= ~bit;
                 frame->enable |= bit;
                 frame->time[n] = 0;
@@ -322,7 +328,8 @@ pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
                 frame->time[n] = params->pause_quanta;
                 x->refresh_at[n] = now + MAX(pause / 2, 1);
             }
-        } else if (charge[n] >= params->xoff_threshold) {
+        } else if (charge[n] >= params->xoff_threshold
+                   || charge_pkts[n] >= params->xoff_pkts) {
             x->asserted |= bit;
             frame->enable |= bit;
             frame->time[n] = params->pause_quanta;
@@ -498,7 +505,8 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
 {
     static const char *const keys[] = {
         "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
-        "queue-size", "default-priority", "link-speed",
+        "queue-size", "default-priority", "link-speed", "cable-length",
+        "headroom-model", "xon-hysteresis",
     };
     struct smap_node *node;
     uint64_t value;
@@ -518,7 +526,8 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
             *errp = xasprintf("other_config:%s is not a key of QoS type pfc "
                               "(valid keys: pfc-enable, xoff-threshold, "
                               "xon-threshold, pause-quanta, queue-size, "
-                              "default-priority, link-speed)", node->key);
+                              "default-priority, link-speed, cable-length, "
+                              "headroom-model, xon-hysteresis)", node->key);
             return EINVAL;
         }
     }
@@ -560,23 +569,59 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     }
     cfg->link_speed = found ? value : 0;
 
+    error = parse_range(details, "cable-length", 0, PFC_HEADROOM_CABLE_MAX,
+                        "metres", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->cable_length = found ? value : 100;
+
+    const char *model = smap_get_def(details, "headroom-model", "annex-a");
+    enum pfc_headroom_model m;
+    if (!pfc_headroom_model_from_string(model, &m)) {
+        *errp = xasprintf("other_config:headroom-model=\"%s\" is invalid: "
+                          "must be annex-a, delay-value or cisco", model);
+        return EINVAL;
+    }
+    cfg->headroom_model = m;
+
     error = parse_range(details, "xoff-threshold", PFC_XOFF_MIN, PFC_XOFF_MAX,
                         "bytes", false, &value, &found, errp);
     if (error) {
         return error;
     }
-    cfg->xoff_default = !found;
-    cfg->xoff_threshold = found ? value : (uint64_t) cfg->queue_size * 32;
-    cfg->xoff_threshold = MAX(cfg->xoff_threshold, PFC_XOFF_MIN);
+    cfg->xoff_threshold = found ? value : 0;
 
-    error = parse_range(details, "xon-threshold", 0,
-                        cfg->xoff_threshold - 1, "bytes (below "
-                        "xoff-threshold)", false, &value, &found, errp);
-    if (error) {
-        return error;
+    if (!cfg->xoff_threshold) {
+        if (smap_get(details, "xon-threshold")) {
+            *errp = xstrdup("other_config:xon-threshold needs "
+                            "other_config:xoff-threshold (without it, XOFF "
+                            "and XON are derived: see xon-hysteresis)");
+            return EINVAL;
+        }
+        error = parse_range(details, "xon-hysteresis", 1, PFC_QUEUE_SIZE_MAX,
+                            "packets", false, &value, &found, errp);
+        if (error) {
+            return error;
+        }
+        cfg->xon_hysteresis = found ? value : 0;
+        cfg->xon_default = true;
+    } else {
+        if (smap_get(details, "xon-hysteresis")) {
+            *errp = xstrdup("other_config:xon-hysteresis applies only to "
+                            "derived thresholds: use xon-threshold with "
+                            "xoff-threshold");
+            return EINVAL;
+        }
+        error = parse_range(details, "xon-threshold", 0,
+                            cfg->xoff_threshold - 1, "bytes (below "
+                            "xoff-threshold)", false, &value, &found, errp);
+        if (error) {
+            return error;
+        }
+        cfg->xon_default = !found;
+        cfg->xon_threshold = found ? value : cfg->xoff_threshold / 2;
     }
-    cfg->xon_default = !found;
-    cfg->xon_threshold = found ? value : cfg->xoff_threshold / 2;
 
     pfc_config_map(cfg);
     return 0;
@@ -675,14 +720,20 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     smap_add_format(details, "pause-quanta", "%"PRIu16, cfg->pause_quanta);
     smap_add_format(details, "default-priority", "%d",
                     cfg->default_priority);
-    if (!cfg->xoff_default) {
+    if (cfg->xoff_threshold) {
         smap_add_format(details, "xoff-threshold", "%"PRIu64,
                         cfg->xoff_threshold);
+        if (!cfg->xon_default) {
+            smap_add_format(details, "xon-threshold", "%"PRIu64,
+                            cfg->xon_threshold);
+        }
+    } else if (cfg->xon_hysteresis) {
+        smap_add_format(details, "xon-hysteresis", "%"PRIu32,
+                        cfg->xon_hysteresis);
     }
-    if (!cfg->xon_default) {
-        smap_add_format(details, "xon-threshold", "%"PRIu64,
-                        cfg->xon_threshold);
-    }
+    smap_add_format(details, "cable-length", "%"PRIu32, cfg->cable_length);
+    smap_add(details, "headroom-model",
+             pfc_headroom_model_name(cfg->headroom_model));
     if (cfg->link_speed) {
         smap_add_format(details, "link-speed", "%"PRIu64, cfg->link_speed);
     }
@@ -696,7 +747,9 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
     return (a->enabled == b->enabled
             && a->xoff_threshold == b->xoff_threshold
             && a->xon_threshold == b->xon_threshold
-            && a->xoff_default == b->xoff_default
+            && a->cable_length == b->cable_length
+            && a->headroom_model == b->headroom_model
+            && a->xon_hysteresis == b->xon_hysteresis
             && a->xon_default == b->xon_default
             && a->pause_quanta == b->pause_quanta
             && a->queue_size == b->queue_size
@@ -729,4 +782,92 @@ pfc_counters_count_tx(struct pfc_counters *c, const struct pfc_frame *frame)
             c->tx_frames[n]++;
         }
     }
+}
+
+/* Computes the thresholds of a port configured by 'cfg' whose datapath can
+ * hold what 'limits' says.
+ *
+ * With xoff-threshold, the thresholds are cfg's, in bytes.  Without it they
+ * are derived in packets, because in this switch a packet takes one mbuf and
+ * one class queue slot whatever its size (as a packet takes whole cells in
+ * the Nexus example of seed 003):
+ *
+ *   available = min(queue-size, limits->mbufs)
+ *   headroom  = packets that may still arrive after XOFF is decided, from
+ *               the headroom model (lib/pfc-headroom.c) at the link speed,
+ *               over cable-length, with MTU[S] = MTU[R] = limits->max_frame,
+ *               counting every 64-byte frame as one mbuf
+ *   XOFF      = available - headroom
+ *   XON       = XOFF - xon-hysteresis (default XOFF / 2)
+ *
+ * Returns 0, or EINVAL with a message in '*errp' naming the numbers (needed
+ * against available) and what to change, when the headroom does not fit. */
+int
+pfc_derive_thresholds(const struct pfc_config *cfg,
+                      const struct pfc_port_limits *limits,
+                      struct pfc_thresholds *t, char **errp)
+{
+    struct pfc_headroom_input in;
+    struct pfc_headroom_result r;
+    uint64_t hyst;
+    int error;
+
+    *errp = NULL;
+    memset(t, 0, sizeof *t);
+    t->avail_pkts = MIN(cfg->queue_size, limits->mbufs);
+    if (cfg->xoff_threshold) {
+        t->xoff_bytes = cfg->xoff_threshold;
+        t->xon_bytes = cfg->xon_threshold;
+        t->xoff_pkts = t->xon_pkts = UINT64_MAX;
+        return 0;
+    }
+
+    pfc_headroom_input_init(&in, cfg->headroom_model);
+    in.speed = limits->link_speed;
+    in.cable_length = cfg->cable_length;
+    in.class_mtu = in.port_mtu = MAX(limits->max_frame, PFC_HEADROOM_MTU_MIN);
+    in.granularity = PFC_HEADROOM_MBUF;
+    in.cell_size = MAX(limits->mbuf_size, 1);
+    in.min_frame = 64;
+    error = pfc_headroom_compute(&in, &r);
+    if (error) {
+        *errp = xasprintf("cannot compute the headroom for link speed "
+                          "%"PRIu64" bit/s, cable-length %"PRIu32" m and "
+                          "%"PRIu32"-byte frames", limits->link_speed,
+                          cfg->cable_length, limits->max_frame);
+        return error;
+    }
+
+    t->derived = true;
+    t->headroom_bits = r.bits;
+    t->headroom_pkts = r.cells;
+    if (t->headroom_pkts >= t->avail_pkts) {
+        *errp = xasprintf("headroom does not fit: %s over cable-length "
+                          "%"PRIu32" m at %"PRIu64" bit/s needs %"PRIu64
+                          " packets (%"PRIu64" bit times) but the port can "
+                          "hold only %"PRIu64" (queue-size %"PRIu32", "
+                          "mempool %"PRIu64"): shorten cable-length, raise "
+                          "queue-size, or set xoff-threshold",
+                          pfc_headroom_model_name(cfg->headroom_model),
+                          cfg->cable_length, limits->link_speed,
+                          t->headroom_pkts, t->headroom_bits, t->avail_pkts,
+                          cfg->queue_size, limits->mbufs);
+        return EINVAL;
+    }
+    t->xoff_pkts = t->avail_pkts - t->headroom_pkts;
+    hyst = cfg->xon_hysteresis ? cfg->xon_hysteresis : t->xoff_pkts / 2;
+    t->xon_pkts = t->xoff_pkts > hyst ? t->xoff_pkts - hyst : 0;
+    t->xoff_bytes = t->xon_bytes = UINT64_MAX;
+    return 0;
+}
+
+/* Returns the worst case, in bit times, of what a port still sends after it
+ * reads a PFC frame: a full tx ring of 'tx_desc' descriptors plus one burst
+ * of 'burst' packets, every one a 'max_frame'-byte frame with 20 bytes of
+ * preamble and inter-packet gap.  Compare with PFC_RESPONSE_BOUND_BITS
+ * (seed 000 4.6). */
+uint64_t
+pfc_response_bits(uint32_t tx_desc, uint32_t burst, uint32_t max_frame)
+{
+    return ((uint64_t) tx_desc + burst) * ((uint64_t) max_frame + 20) * 8;
 }

@@ -149,9 +149,16 @@ struct pfc_xoff_params {
     uint8_t enabled;            /* Bit n: priority n is lossless (pfc-enable).
                                  * No frame is ever sent with e[n] = 1 for a
                                  * priority not enabled (seed 000 5). */
-    uint64_t xoff_threshold;    /* Bytes: XOFF once the charge reaches it. */
+    uint64_t xoff_threshold;    /* Bytes: XOFF once the byte charge reaches
+                                 * it.  UINT64_MAX for no byte limit. */
     uint64_t xon_threshold;     /* Bytes, < xoff_threshold: XON (time 0) once
-                                 * the charge falls to it. */
+                                 * the byte charge is at most this and the
+                                 * packet charge at most xon_pkts. */
+    uint64_t xoff_pkts;         /* Packets (mbufs): XOFF once the packet
+                                 * charge reaches it.  UINT64_MAX for no
+                                 * packet limit. */
+    uint64_t xon_pkts;          /* Packets, < xoff_pkts (UINT64_MAX when
+                                 * xoff_pkts is). */
     uint16_t pause_quanta;      /* time[n] in XOFF frames, 1..65535. */
     struct pfc_timebase tb;     /* Converts pause_quanta to ticks. */
 };
@@ -168,7 +175,8 @@ struct pfc_xoff {
 
 void pfc_xoff_init(struct pfc_xoff *);
 bool pfc_xoff_run(struct pfc_xoff *, const struct pfc_xoff_params *,
-                  const uint64_t charge[PFC_N_PRIOS], uint64_t now,
+                  const uint64_t charge[PFC_N_PRIOS],
+                  const uint64_t charge_pkts[PFC_N_PRIOS], uint64_t now,
                   struct pfc_frame *frame);
 
 /* A packet held in a traffic-class queue while its class is paused. */
@@ -199,13 +207,21 @@ struct pfc_config {
     uint8_t enabled;            /* pfc-enable: bit n set for each lossless
                                  * priority n.  Default: none. */
     uint64_t xoff_threshold;    /* xoff-threshold, bytes per (ingress port,
-                                 * priority), 64..2^32-1.  Default:
-                                 * queue_size * 32 (half a class queue of
-                                 * 64-byte frames). */
+                                 * priority), 64..2^32-1, or 0 if not set:
+                                 * then XOFF and XON are derived in packets
+                                 * from the headroom (pfc_derive_thresholds,
+                                 * issue "headroom"). */
     uint64_t xon_threshold;     /* xon-threshold, bytes, 0..xoff_threshold-1.
-                                 * Default: xoff_threshold / 2. */
-    bool xoff_default;          /* True if xoff_threshold was derived. */
+                                 * Default: xoff_threshold / 2.  Only with
+                                 * xoff-threshold. */
     bool xon_default;           /* True if xon_threshold was derived. */
+    uint32_t cable_length;      /* cable-length, metres, 0..100000 (default
+                                 * 100): input of the derived headroom. */
+    int headroom_model;         /* headroom-model, an enum
+                                 * pfc_headroom_model (default annex-a). */
+    uint32_t xon_hysteresis;    /* xon-hysteresis, packets, 1..65536, or 0
+                                 * for the default of half the derived
+                                 * XOFF: derived XON = XOFF - hysteresis. */
     uint16_t pause_quanta;      /* pause-quanta, 1..65535 (default 65535). */
     uint32_t queue_size;        /* queue-size: packets held per traffic
                                  * class, 1..65536 (default 1024). */
@@ -236,6 +252,42 @@ void pfc_config_clear_queue(struct pfc_config *, uint32_t queue_id);
 void pfc_config_to_smap(const struct pfc_config *, struct smap *);
 bool pfc_config_equal(const struct pfc_config *, const struct pfc_config *);
 void pfc_format_prios(struct ds *, uint8_t prios);
+
+/* What a port can hold, from the datapath, for pfc_derive_thresholds(). */
+struct pfc_port_limits {
+    uint64_t link_speed;        /* bit/s, > 0. */
+    uint32_t max_frame;         /* Largest frame, bytes, DA to FCS with one
+                                 * 802.1Q tag: MTU + 22. */
+    uint64_t mbufs;             /* mbufs of the port's mempool that may be
+                                 * held: its size minus what the rx rings
+                                 * keep.  UINT64_MAX if unknown. */
+    uint32_t mbuf_size;         /* Bytes of data per mbuf. */
+};
+
+/* The thresholds in force on a port (pfc_derive_thresholds()). */
+struct pfc_thresholds {
+    bool derived;               /* True: packet thresholds derived from the
+                                 * headroom; false: byte thresholds from
+                                 * xoff-threshold and xon-threshold. */
+    uint64_t xoff_bytes;        /* Bytes, or UINT64_MAX when derived. */
+    uint64_t xon_bytes;         /* Bytes, or UINT64_MAX when derived. */
+    uint64_t xoff_pkts;         /* Packets, or UINT64_MAX when not derived. */
+    uint64_t xon_pkts;          /* Packets, or UINT64_MAX when not derived. */
+    uint64_t avail_pkts;        /* Packets the port can hold per class:
+                                 * min(queue-size, limits->mbufs). */
+    uint64_t headroom_bits;     /* Headroom, bit times (0 if not derived). */
+    uint64_t headroom_pkts;     /* Headroom, mbufs (0 if not derived). */
+};
+
+int pfc_derive_thresholds(const struct pfc_config *,
+                          const struct pfc_port_limits *,
+                          struct pfc_thresholds *, char **errp);
+
+/* Worst-case response of a software port to a PFC frame (seed 000 4.6):
+ * everything already handed to the NIC still goes out. */
+#define PFC_RESPONSE_BOUND_BITS 14336   /* Bit times, plus the PHY delay. */
+uint64_t pfc_response_bits(uint32_t tx_desc, uint32_t burst,
+                           uint32_t max_frame);
 
 /* Per-port management counters (seed 002 4.3 to 4.5, plus this switch's
  * own).  All count events since the port first had QoS type "pfc". */

@@ -281,65 +281,155 @@ test_xoff(void)
         .enabled = 0x08,
         .xoff_threshold = 10000,
         .xon_threshold = 5000,
+        .xoff_pkts = UINT64_MAX,
+        .xon_pkts = UINT64_MAX,
         .pause_quanta = 1000,   /* 51,200 ns; refresh every 25,600 ns. */
         .tb = tb10g,
     };
     uint64_t charge[8] = { 0 };
+    uint64_t pkts[8] = { 0 };
     struct pfc_xoff x;
     struct pfc_frame f;
     uint64_t t = 0;
 
     pfc_xoff_init(&x);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t, &f));
 
     /* Below XOFF: nothing. */
     charge[3] = 9999;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t, &f));
 
     /* Reaching XOFF: one frame, e[3] = 1, time = pause_quanta. */
     charge[3] = 10000;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, t, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
     ovs_assert(x.asserted == 0x08);
 
     /* Still high, before the refresh time: nothing more. */
     charge[3] = 20000;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 25599, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 25599, &f));
     /* Refreshed before the partner's timer (51,200 ns) runs out. */
-    ovs_assert(pfc_xoff_run(&x, &params, charge, t + 25600, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 25600, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 30000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 30000, &f));
 
     /* Between XON and XOFF while asserted: keep asserting, no XON. */
     charge[3] = 5001;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 40000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 40000, &f));
 
     /* Falls to XON: time 0. */
     charge[3] = 5000;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, t + 41000, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 41000, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 0);
     ovs_assert(x.asserted == 0);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 42000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 42000, &f));
 
     /* Between XON and XOFF while not asserted: nothing (hysteresis). */
     charge[3] = 9000;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 43000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 43000, &f));
 
     /* A priority that is not enabled is never named, however full. */
     charge[2] = 1000000;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 44000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 44000, &f));
 
     /* Two priorities crossing together share one frame. */
     params.enabled = 0x0c;
     charge[3] = 10000;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, t + 45000, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 45000, &f));
     ovs_assert(f.enable == 0x0c && f.time[2] == 1000 && f.time[3] == 1000);
 
     /* Disabling a priority while asserted: forgotten, never named again. */
     params.enabled = 0x08;
     charge[2] = 0;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, t + 46000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 46000, &f));
     ovs_assert(x.asserted == 0x08);
+
+    /* Packet thresholds: XOFF on packets alone, XON only when both the
+     * bytes and the packets are low. */
+    params.xoff_threshold = params.xon_threshold = UINT64_MAX;
+    params.xoff_pkts = 100;
+    params.xon_pkts = 50;
+    pfc_xoff_init(&x);
+    memset(charge, 0, sizeof charge);
+    pkts[3] = 99;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    pkts[3] = 100;
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
+    pkts[3] = 51;
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 1, &f));
+    pkts[3] = 50;
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 2, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 0);
+}
+
+static void
+test_derive(void)
+{
+    struct pfc_port_limits limits = {
+        .link_speed = 10000000000ULL,
+        .max_frame = 1522,
+        .mbufs = UINT64_MAX,
+        .mbuf_size = 2048,
+    };
+    struct smap details = SMAP_INITIALIZER(&details);
+    struct pfc_thresholds t;
+    struct pfc_config cfg;
+    char *err;
+
+    /* Explicit byte thresholds are used as they are. */
+    smap_add(&details, "xoff-threshold", "9000");
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(!pfc_derive_thresholds(&cfg, &limits, &t, &err));
+    ovs_assert(!t.derived && t.xoff_bytes == 9000 && t.xon_bytes == 4500);
+    ovs_assert(t.xoff_pkts == UINT64_MAX && t.xon_pkts == UINT64_MAX);
+
+    /* Derived: annex-a over 100 m at 10 Gb/s with 1522-byte frames.  The
+     * headroom, in 64-byte frames of one mbuf each, is what
+     * pfc_headroom_compute() says; XOFF leaves exactly that room. */
+    smap_clear(&details);
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(!pfc_derive_thresholds(&cfg, &limits, &t, &err));
+    ovs_assert(t.derived && t.avail_pkts == 1024);
+    ovs_assert(t.headroom_pkts > 0 && t.headroom_pkts < 1024);
+    ovs_assert(t.headroom_pkts * 64 * 8 >= t.headroom_bits);
+    ovs_assert(t.xoff_pkts == 1024 - t.headroom_pkts);
+    ovs_assert(t.xon_pkts == t.xoff_pkts - t.xoff_pkts / 2);
+    ovs_assert(t.xoff_bytes == UINT64_MAX);
+
+    /* A longer cable needs more headroom. */
+    {
+        uint64_t h100 = t.headroom_pkts;
+
+        smap_add(&details, "cable-length", "1000");
+        smap_add(&details, "xon-hysteresis", "10");
+        ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+        ovs_assert(!pfc_derive_thresholds(&cfg, &limits, &t, &err));
+        ovs_assert(t.headroom_pkts > h100);
+        ovs_assert(t.xon_pkts == t.xoff_pkts - 10);
+    }
+
+    /* The mempool can be the limit. */
+    limits.mbufs = 500;
+    ovs_assert(!pfc_derive_thresholds(&cfg, &limits, &t, &err));
+    ovs_assert(t.avail_pkts == 500);
+
+    /* Too long a cable: refused, with the numbers and the remedy. */
+    smap_replace(&details, "cable-length", "100000");
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(pfc_derive_thresholds(&cfg, &limits, &t, &err) == EINVAL);
+    ovs_assert(strstr(err, "headroom does not fit"));
+    ovs_assert(strstr(err, "cable-length 100000 m"));
+    ovs_assert(strstr(err, "but the port can hold only 500"));
+    ovs_assert(strstr(err, "shorten cable-length, raise queue-size"));
+    free(err);
+    smap_destroy(&details);
+
+    /* Response bound: 2048 descriptors of 1522-byte frames are far beyond
+     * 14,336 bit times (seed 000 4.6). */
+    ovs_assert(pfc_response_bits(2048, 32, 1522)
+               == 2080ULL * 1542 * 8);
+    ovs_assert(pfc_response_bits(0, 1, 64) == 84 * 8);
 }
 
 static void
@@ -408,8 +498,8 @@ test_config(void)
     PARSE(&cfg, 0, NULL, NULL);
     ovs_assert(cfg.enabled == 0 && cfg.queue_size == 1024);
     ovs_assert(cfg.pause_quanta == 65535 && cfg.default_priority == 0);
-    ovs_assert(cfg.xoff_threshold == 32768 && cfg.xoff_default);
-    ovs_assert(cfg.xon_threshold == 16384 && cfg.xon_default);
+    ovs_assert(cfg.xoff_threshold == 0 && cfg.xon_default);
+    ovs_assert(cfg.cable_length == 100 && cfg.xon_hysteresis == 0);
     ovs_assert(cfg.link_speed == 0);
     for (int n = 0; n < 8; n++) {
         ovs_assert(cfg.prio_to_tc[n] == n);
@@ -420,14 +510,17 @@ test_config(void)
           "xon-threshold", "100", "pause-quanta", "1", "queue-size", "16",
           "default-priority", "7", "link-speed", "25G");
     ovs_assert(cfg.enabled == 0x18 && cfg.xoff_threshold == 20000);
-    ovs_assert(!cfg.xoff_default && cfg.xon_threshold == 100);
+    ovs_assert(!cfg.xon_default && cfg.xon_threshold == 100);
     ovs_assert(cfg.pause_quanta == 1 && cfg.queue_size == 16);
     ovs_assert(cfg.default_priority == 7);
     ovs_assert(cfg.link_speed == 25000000000ULL);
     PARSE(&cfg, 0, NULL, "pfc-enable", "none", "link-speed", "100000000");
     ovs_assert(cfg.enabled == 0 && cfg.link_speed == 100000000);
-    PARSE(&cfg, 0, NULL, "pfc-enable", "0 7", "queue-size", "4");
-    ovs_assert(cfg.enabled == 0x81 && cfg.xoff_threshold == 128);
+    PARSE(&cfg, 0, NULL, "pfc-enable", "0 7", "queue-size", "4",
+          "cable-length", "0", "headroom-model", "cisco",
+          "xon-hysteresis", "2");
+    ovs_assert(cfg.enabled == 0x81 && cfg.xoff_threshold == 0);
+    ovs_assert(cfg.cable_length == 0 && cfg.xon_hysteresis == 2);
 
     /* Errors name the key and the range. */
     PARSE(&cfg, EINVAL, "pfc-enable", "pfc-enable", "8");
@@ -450,6 +543,14 @@ test_config(void)
     PARSE(&cfg, EINVAL, "link-speed", "link-speed", "2T");
     PARSE(&cfg, EINVAL, "xoff_threshold is not a key",
           "xoff_threshold", "1000");
+    PARSE(&cfg, EINVAL, "from 0 to 100000 metres", "cable-length", "100001");
+    PARSE(&cfg, EINVAL, "must be annex-a, delay-value or cisco",
+          "headroom-model", "guess");
+    PARSE(&cfg, EINVAL, "xon-threshold needs other_config:xoff-threshold",
+          "xon-threshold", "10");
+    PARSE(&cfg, EINVAL, "xon-hysteresis applies only to derived",
+          "xoff-threshold", "1000", "xon-hysteresis", "10");
+    PARSE(&cfg, EINVAL, "xon-hysteresis", "xon-hysteresis", "0");
 
     /* Queue mapping. */
     PARSE(&cfg, 0, NULL, NULL);
@@ -526,6 +627,7 @@ static const struct {
     { "pause", test_pause },
     { "tcs-blocked", test_tcs_blocked },
     { "xoff", test_xoff },
+    { "derive", test_derive },
     { "holdq", test_holdq },
     { "config", test_config },
     { "counters", test_counters },
