@@ -76,6 +76,28 @@ struct pfc_port {
     struct pfc_xoff xoff;               /* [L] */
 
     struct pfc_counters counters;       /* [L] */
+
+    /* Instrumentation (issue "benchmark"), recorded once per event, never
+     * per packet. */
+    struct pfc_samples reaction;        /* [L] PMD reads a PFC frame ->
+                                         * first transmit decision on this
+                                         * port that honours it. */
+    struct pfc_samples timer_error;     /* [L] End of a pause (timer expiry
+                                         * or XON) -> first held packet of
+                                         * the class handed to the NIC. */
+    struct pfc_samples xoff_gen;        /* [L] Ingress charge reaches XOFF ->
+                                         * PFC frame handed to the NIC. */
+    uint64_t sent_while_paused;         /* [L] Packets of a paused class
+                                         * handed to the NIC after the pause
+                                         * took effect (target 0). */
+    atomic_uint64_t rx_tsc[PFC_N_PRIOS];    /* TSC at which a PFC frame that
+                                             * pauses priority n was read, or
+                                             * 0 once its reaction was
+                                             * sampled. */
+    atomic_uint64_t cross_tsc[PFC_N_PRIOS]; /* TSC at which the charge of
+                                             * priority n reached XOFF, or 0. */
+    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, published for */
+    atomic_uint64_t xoff_pkts_pub;      /* egress threads charging this port. */
 };
 
 static struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
@@ -87,6 +109,10 @@ struct netdev_dpdk_pfc {
     struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
     struct pfc_port *port;          /* Bound port, NULL before bind. */
     struct pfc_holdq q[PFC_N_PRIOS];    /* Hold queue per traffic class. */
+    uint64_t tc_until[PFC_N_PRIOS];     /* TSC at which the pause that blocks
+                                         * class tc ends, while it is
+                                         * blocked with packets held; 0
+                                         * otherwise.  For timer_error. */
     uint32_t n_held;                /* Packets in all of q[]. */
     atomic_uint64_t held_pkts[PFC_N_PRIOS];     /* Per priority, packets. */
     atomic_uint64_t held_bytes[PFC_N_PRIOS];    /* Per priority, bytes. */
@@ -231,6 +257,8 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     port->tb.hz = rte_get_tsc_hz();
     port->tb.link_speed = limits.link_speed;
     port->speed_from_link = !pfc->cfg.link_speed;
+    atomic_store_relaxed(&port->xoff_bytes_pub, pfc->thr.xoff_bytes);
+    atomic_store_relaxed(&port->xoff_pkts_pub, pfc->thr.xoff_pkts);
     port->conf = pfc;
     pfc->port = port;
     atomic_store_relaxed(&port->active, true);
@@ -378,6 +406,11 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
         transitions = pfc_pause_receive(&port->pause, frame, &port->tb, now);
         pfc_counters_count_rx(&port->counters, frame, transitions);
         pfc_port_publish(port);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (frame->enable & (1u << n) && frame->time[n]) {
+                atomic_store_relaxed(&port->rx_tsc[n], now);
+            }
+        }
         break;
     case PFC_RX_PAUSE:
         port->counters.rx_pause_ignored++;
@@ -432,12 +465,22 @@ netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
     return kept;
 }
 
-/* Returns the traffic classes of 'pfc' that may not send at TSC 'now'. */
+static void
+pfc_port_sample(struct pfc_port *port, struct pfc_samples *samples,
+                uint64_t ticks)
+{
+    rte_spinlock_lock(&port->lock);
+    pfc_samples_add(samples, pfc_ticks_to_ns(&port->tb, ticks));
+    rte_spinlock_unlock(&port->lock);
+}
+
+/* Returns the traffic classes of 'pfc' that may not send at TSC 'now'.
+ * Costs one atomic load when nothing is paused. */
 static uint8_t
-pfc_blocked(const struct netdev_dpdk_pfc *pfc, uint64_t now)
+pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
 {
     struct pfc_port *port = pfc->port;
-    uint8_t paused = 0;
+    uint8_t paused = 0, blocked;
     uint64_t max;
 
     atomic_read_relaxed(&port->max_until, &max);
@@ -445,14 +488,38 @@ pfc_blocked(const struct netdev_dpdk_pfc *pfc, uint64_t now)
         return 0;
     }
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        uint64_t until;
+        uint64_t until, rx;
 
         atomic_read_relaxed(&port->until[n], &until);
         if (now < until) {
             paused |= 1u << n;
+            atomic_read_relaxed(&port->rx_tsc[n], &rx);
+            if (rx && atomic_compare_exchange_strong(&port->rx_tsc[n], &rx,
+                                                     0)) {
+                pfc_port_sample(port, &port->reaction, now - rx);
+            }
         }
     }
-    return pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+    blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (!(blocked & (1u << tc))) {
+            continue;
+        }
+        /* Keep only the end of the pause in force now: an XON or a shorter
+         * re-arm may have moved it earlier. */
+        uint64_t end = 0;
+
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (pfc->cfg.prio_to_tc[n] == tc && paused & (1u << n)) {
+                uint64_t until;
+
+                atomic_read_relaxed(&port->until[n], &until);
+                end = MAX(end, until);
+            }
+        }
+        pfc->tc_until[tc] = end;
+    }
+    return blocked;
 }
 
 /* Sends the XOFF or XON that the ingress charges of this port call for, ahead
@@ -467,6 +534,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     struct pfc_xoff_params params;
     struct pfc_frame frame;
     struct rte_mbuf *m;
+    uint64_t sent = 0;
     bool any = false;
 
     for (int n = 0; n < PFC_N_PRIOS; n++) {
@@ -501,6 +569,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         void *buf = rte_pktmbuf_append(m, PFC_FRAME_LEN);
 
         pfc_frame_encode(buf, &port->mac, &frame);
+        sent = rte_get_tsc_cycles();
         if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) != 1) {
             rte_pktmbuf_free(m);
             m = NULL;
@@ -508,6 +577,22 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     }
     if (m) {
         pfc_counters_count_tx(&port->counters, &frame);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            uint64_t cross;
+
+            if (!(frame.enable & (1u << n))) {
+                continue;
+            }
+            atomic_read_relaxed(&port->cross_tsc[n], &cross);
+            if (cross) {
+                if (frame.time[n]) {
+                    pfc_samples_add(&port->xoff_gen,
+                                    pfc_ticks_to_ns(&port->tb,
+                                                    sent - cross));
+                }
+                atomic_store_relaxed(&port->cross_tsc[n], 0);
+            }
+        }
     } else {
         /* Not sent: make the next call try again. */
         for (int n = 0; n < PFC_N_PRIOS; n++) {
@@ -534,6 +619,7 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
 
     for (int tc = 0; tc < PFC_N_PRIOS && pfc->n_held; tc++) {
         struct pfc_holdq *q = &pfc->q[tc];
+        bool first = pfc->tc_until[tc] != 0;
 
         if (blocked & (1u << tc)) {
             continue;
@@ -547,6 +633,16 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
                 burst[i] = pfc_holdq_peek(q, i)->pkt;
             }
             sent = rte_eth_tx_burst(port_id, qid, burst, n);
+            if (first && sent) {
+                uint64_t now = rte_get_tsc_cycles();
+
+                if (now > pfc->tc_until[tc]) {
+                    pfc_port_sample(pfc->port, &pfc->port->timer_error,
+                                    now - pfc->tc_until[tc]);
+                }
+                pfc->tc_until[tc] = 0;
+                first = false;
+            }
             for (uint16_t i = 0; i < sent; i++) {
                 const struct pfc_held *h = pfc_holdq_peek(q, i);
                 uint64_t orig;
@@ -572,6 +668,7 @@ void
 netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *pfc, int qid,
                         struct rte_mempool *mp)
 {
+    uint8_t blocked;
     uint64_t now;
 
     if (!pfc->port) {
@@ -581,8 +678,65 @@ netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *pfc, int qid,
     if (pfc->cfg.enabled) {
         pfc_tx_control(pfc, qid, mp, now);
     }
+    /* pfc_blocked() also notes when a new pause takes effect, so it runs
+     * even with nothing held: one atomic load when nothing is paused. */
+    blocked = pfc_blocked(pfc, now);
     if (pfc->n_held) {
-        pfc_drain(pfc, qid, pfc_blocked(pfc, now));
+        pfc_drain(pfc, qid, blocked);
+    }
+}
+
+/* Charges 'len' bytes and one packet of priority 'prio' to ingress port
+ * 'in', noting when its charge reaches XOFF (for the xoff_gen samples). */
+static void
+pfc_charge(struct pfc_port *in, int prio, uint32_t len, uint64_t now)
+{
+    uint64_t bytes, pkts, xoff_bytes, xoff_pkts, cross;
+
+    atomic_add_relaxed(&in->charge[prio], len, &bytes);
+    atomic_add_relaxed(&in->charge_pkts[prio], 1, &pkts);
+    atomic_read_relaxed(&in->xoff_bytes_pub, &xoff_bytes);
+    atomic_read_relaxed(&in->xoff_pkts_pub, &xoff_pkts);
+    if ((bytes < xoff_bytes && bytes + len >= xoff_bytes)
+        || (pkts < xoff_pkts && pkts + 1 >= xoff_pkts)) {
+        atomic_read_relaxed(&in->cross_tsc[prio], &cross);
+        if (!cross) {
+            atomic_store_relaxed(&in->cross_tsc[prio], now);
+        }
+    }
+}
+
+/* Counts, as "sent while paused", the packets among the 'cnt' in 'pkts' about
+ * to be handed to the NIC whose class a PFC frame read since the transmit
+ * decision at 'max0' blocked.  One atomic load when nothing changed. */
+static void
+pfc_check_late(struct netdev_dpdk_pfc *pfc, struct rte_mbuf **pkts, int cnt,
+               uint64_t max0, uint8_t blocked0)
+{
+    struct pfc_port *port = pfc->port;
+    uint8_t late;
+    uint64_t max;
+    int n = 0;
+
+    atomic_read_relaxed(&port->max_until, &max);
+    if (OVS_LIKELY(max == max0) || !cnt) {
+        return;
+    }
+    late = pfc_blocked(pfc, rte_get_tsc_cycles()) & ~blocked0;
+    if (!late) {
+        return;
+    }
+    for (int i = 0; i < cnt; i++) {
+        int prio = pfc_packet_priority(rte_pktmbuf_mtod(pkts[i], void *),
+                                       rte_pktmbuf_data_len(pkts[i]),
+                                       pfc->cfg.default_priority);
+
+        n += (late >> pfc->cfg.prio_to_tc[prio]) & 1;
+    }
+    if (n) {
+        rte_spinlock_lock(&port->lock);
+        port->sent_while_paused += n;
+        rte_spinlock_unlock(&port->lock);
     }
 }
 
@@ -601,8 +755,8 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
 {
     uint64_t drops[PFC_N_PRIOS] = { 0 };
     int kept = 0, held = 0, dropped = 0;
+    uint64_t now, max0;
     uint8_t blocked;
-    uint64_t now;
 
     *n_held = *n_dropped = 0;
     if (!pfc->port) {
@@ -613,11 +767,13 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     if (pfc->cfg.enabled) {
         pfc_tx_control(pfc, qid, mp, now);
     }
+    atomic_read_relaxed(&pfc->port->max_until, &max0);
     blocked = pfc_blocked(pfc, now);
     if (pfc->n_held) {
         pfc_drain(pfc, qid, blocked);
     }
     if (OVS_LIKELY(!blocked && !pfc->n_held)) {
+        pfc_check_late(pfc, pkts, cnt, max0, blocked);
         return cnt;
     }
 
@@ -649,10 +805,7 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
         }
         if (pfc_holdq_push(&pfc->q[tc], &h)) {
             if (h.in_port != UINT16_MAX) {
-                struct pfc_port *in = &pfc_ports[h.in_port];
-
-                atomic_add_relaxed(&in->charge[prio], h.len, &orig);
-                atomic_add_relaxed(&in->charge_pkts[prio], 1, &orig);
+                pfc_charge(&pfc_ports[h.in_port], prio, h.len, now);
             }
             atomic_add_relaxed(&pfc->held_pkts[prio], 1, &orig);
             atomic_add_relaxed(&pfc->held_bytes[prio], h.len, &orig);
@@ -674,6 +827,7 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
         }
         rte_spinlock_unlock(&port->lock);
     }
+    pfc_check_late(pfc, pkts, kept, max0, blocked);
     *n_held = held;
     *n_dropped = dropped;
     return kept;
@@ -751,6 +905,18 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
 }
 
 static void
+pfc_show_samples(struct ds *ds, const char *name,
+                 const struct pfc_samples *samples)
+{
+    struct pfc_samples_summary sum;
+
+    pfc_samples_summarize(samples, &sum);
+    ds_put_format(ds, "  %s: %"PRIu64" samples, p50 %"PRIu32" ns, p99 %"
+                  PRIu32" ns, max %"PRIu32" ns\n", name, sum.n, sum.p50,
+                  sum.p99, sum.max);
+}
+
+static void
 pfc_show_port(struct ds *ds, struct pfc_port *port)
 {
     const struct netdev_dpdk_pfc *pfc = port->conf;
@@ -797,6 +963,11 @@ pfc_show_port(struct ds *ds, struct pfc_port *port)
                   resp, port->txq_size, port->max_frame,
                   PFC_RESPONSE_BOUND_BITS,
                   resp > PFC_RESPONSE_BOUND_BITS ? ": EXCEEDED" : "");
+    pfc_show_samples(ds, "pause reaction", &port->reaction);
+    pfc_show_samples(ds, "timer error", &port->timer_error);
+    pfc_show_samples(ds, "xoff generation", &port->xoff_gen);
+    ds_put_format(ds, "  sent while paused: %"PRIu64"\n",
+                  port->sent_while_paused);
     if (port->last_error) {
         ds_put_format(ds, "  last configuration refused: %s\n",
                       port->last_error);

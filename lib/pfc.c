@@ -871,3 +871,43 @@ pfc_response_bits(uint32_t tx_desc, uint32_t burst, uint32_t max_frame)
 {
     return ((uint64_t) tx_desc + burst) * ((uint64_t) max_frame + 20) * 8;
 }
+
+/* Adds a sample of 'ns' nanoseconds to 's', replacing the oldest once
+ * PFC_SAMPLES are kept. */
+void
+pfc_samples_add(struct pfc_samples *s, uint64_t ns)
+{
+    s->ns[s->n % PFC_SAMPLES] = MIN(ns, UINT32_MAX);
+    s->n++;
+}
+
+static int
+compare_u32(const void *a_, const void *b_)
+{
+    uint32_t a = *(const uint32_t *) a_;
+    uint32_t b = *(const uint32_t *) b_;
+
+    return a < b ? -1 : a > b;
+}
+
+/* Computes the median, 99th percentile (nearest rank) and maximum of the
+ * samples kept in 's'. */
+void
+pfc_samples_summarize(const struct pfc_samples *s,
+                      struct pfc_samples_summary *sum)
+{
+    size_t k = MIN(s->n, PFC_SAMPLES);
+    uint32_t *v;
+
+    memset(sum, 0, sizeof *sum);
+    sum->n = s->n;
+    if (!k) {
+        return;
+    }
+    v = xmemdup(s->ns, k * sizeof *v);
+    qsort(v, k, sizeof *v, compare_u32);
+    sum->p50 = v[(k - 1) / 2];
+    sum->p99 = v[(k * 99 + 99) / 100 - 1];
+    sum->max = v[k - 1];
+    free(v);
+}

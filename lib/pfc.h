@@ -308,6 +308,25 @@ struct pfc_counters {
                                          * Received). */
 };
 
+/* The last PFC_SAMPLES latency samples of one kind, for percentiles
+ * (issue "benchmark": pause reaction, timer error, XOFF generation). */
+#define PFC_SAMPLES 1024
+struct pfc_samples {
+    uint32_t ns[PFC_SAMPLES];   /* Samples in ns, saturated at UINT32_MAX. */
+    uint64_t n;                 /* Samples ever added; the last
+                                 * MIN(n, PFC_SAMPLES) are kept. */
+};
+
+/* Summary of a 'struct pfc_samples'. */
+struct pfc_samples_summary {
+    uint64_t n;                 /* Samples ever added. */
+    uint32_t p50, p99, max;     /* ns, over the kept samples; 0 if none. */
+};
+
+void pfc_samples_add(struct pfc_samples *, uint64_t ns);
+void pfc_samples_summarize(const struct pfc_samples *,
+                           struct pfc_samples_summary *);
+
 void pfc_counters_count_rx(struct pfc_counters *, const struct pfc_frame *,
                            uint8_t transitions);
 void pfc_counters_count_tx(struct pfc_counters *, const struct pfc_frame *);

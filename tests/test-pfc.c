@@ -616,6 +616,34 @@ test_counters(void)
     ovs_assert(c.tx_frames[0] == 1 && c.tx_frames[3] == 1);
 }
 
+static void
+test_samples(void)
+{
+    struct pfc_samples s;
+    struct pfc_samples_summary sum;
+
+    memset(&s, 0, sizeof s);
+    pfc_samples_summarize(&s, &sum);
+    ovs_assert(sum.n == 0 && sum.p50 == 0 && sum.max == 0);
+
+    /* 1..100 in a scrambled order: median 50, p99 99, max 100. */
+    for (int i = 0; i < 100; i++) {
+        pfc_samples_add(&s, (i * 37) % 100 + 1);
+    }
+    pfc_samples_summarize(&s, &sum);
+    ovs_assert(sum.n == 100 && sum.p50 == 50 && sum.p99 == 99);
+    ovs_assert(sum.max == 100);
+
+    /* Only the last PFC_SAMPLES are kept; huge values saturate. */
+    for (int i = 0; i < PFC_SAMPLES; i++) {
+        pfc_samples_add(&s, 7);
+    }
+    pfc_samples_add(&s, UINT64_MAX);
+    pfc_samples_summarize(&s, &sum);
+    ovs_assert(sum.n == 100 + PFC_SAMPLES + 1);
+    ovs_assert(sum.p50 == 7 && sum.p99 == 7 && sum.max == UINT32_MAX);
+}
+
 static const struct {
     const char *name;
     void (*f)(void);
@@ -631,6 +659,7 @@ static const struct {
     { "holdq", test_holdq },
     { "config", test_config },
     { "counters", test_counters },
+    { "samples", test_samples },
 };
 
 /* "ovstest test-pfc [NAME...]" runs the named tests, or all of them. */

@@ -1,0 +1,529 @@
+# Shell library shared by utilities/ovs-pfc-demo and tests/system/run.sh:
+# prerequisites, hugepages, two hosts in network namespaces on veth pairs,
+# an ovs-vswitchd with DPDK run from a build tree in a private directory,
+# PFC QoS, statistics and tshark captures.  Source it; it defines functions
+# only (plus a few variables) and changes nothing until called.
+#
+# Copyright (c) 2026 The OVS PFC authors.
+# Licensed under the Apache License, Version 2.0.
+#
+# Topology made by pfc_setup, three network namespaces:
+#
+#   netns A: $PFC_IF_A1 (MAC 02:00:00:00:0a:01)
+#       <-veth-> $PFC_IF_A0 = dpdk-a (net_af_packet0)   [netns S, br0]
+#   netns B: $PFC_IF_B1 (MAC 02:00:00:00:0b:01)
+#       <-veth-> $PFC_IF_B0 = dpdk-b (net_af_packet1)   [netns S, br0]
+#
+# ovsdb-server and ovs-vswitchd run in netns S: the userspace datapath
+# makes tap devices named "ovs-netdev" and "br0", which would clash with
+# any other userspace-datapath OVS in the same namespace (another test run,
+# "make check").
+#
+# Flows: in_port=dpdk-a -> dpdk-b and in_port=dpdk-b -> dpdk-a.
+#
+# Every object made here is undone by pfc_cleanup, which pfc_setup installs
+# as the EXIT trap of the calling (sub)shell.  Background processes started
+# through pfc_bg are stopped by PID.
+
+PFC_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PFC_REPO=$(cd "$PFC_LIB_DIR/../.." && pwd)
+PFC_PY=/usr/bin/python3
+PFC_PEER="$PFC_REPO/utilities/pfc_peer.py"
+PFC_MAC_A=02:00:00:00:0a:01
+PFC_MAC_B=02:00:00:00:0b:01
+PFC_HUGEPAGES=${PFC_HUGEPAGES:-512}        # 2 MB pages wanted in total
+PFC_HUGEPAGES_FREE=${PFC_HUGEPAGES_FREE:-128}  # of which free for us
+PFC_PMD_MASK=${PFC_PMD_MASK:-0x2}
+PFC_BG_PIDS=()
+PFC_TMP=
+PFC_OVS=
+
+pfc_log() { printf '%s\n' "$*"; }
+pfc_err() { printf 'ERROR: %s\n' "$*" >&2; }
+
+# pfc_ids [ID]: names of namespaces and veths for this run.  IDs keep
+# concurrent runs (demo, tests, another developer) apart; names stay within
+# the 15-character interface name limit.
+pfc_ids() {
+    PFC_ID=${1:-${PFC_ID:-$(( $$ % 100000 ))}}
+    PFC_NS_A=pfcA$PFC_ID
+    PFC_NS_B=pfcB$PFC_ID
+    PFC_NS_S=pfcS$PFC_ID
+    PFC_IF_A0=pfa${PFC_ID}r
+    PFC_IF_A1=pfa${PFC_ID}h
+    PFC_IF_B0=pfb${PFC_ID}r
+    PFC_IF_B1=pfb${PFC_ID}h
+}
+
+# pfc_prereqs [OVS_TREE]: checks that everything needed is present; names
+# the Debian package of each missing piece.  Returns 1 if anything is
+# missing.
+pfc_prereqs() {
+    local ovs=$1 bad=0 bin
+    if [ "$(id -u)" != 0 ]; then
+        pfc_err "must run as root (namespaces, veths, hugepages, DPDK)"
+        bad=1
+    fi
+    _pfc_need() {       # command package
+        if ! command -v "$1" >/dev/null 2>&1; then
+            pfc_err "'$1' not found: install the Debian package $2"
+            bad=1
+        fi
+    }
+    _pfc_need ip iproute2
+    _pfc_need sysctl procps
+    _pfc_need timeout coreutils
+    _pfc_need taskset util-linux
+    _pfc_need tshark tshark
+    _pfc_need dumpcap wireshark-common
+    if [ ! -x "$PFC_PY" ]; then
+        pfc_err "$PFC_PY not found: install the Debian package python3"
+        bad=1
+    elif ! "$PFC_PY" -c 'import scapy.all, scapy.contrib.mac_control' \
+            >/dev/null 2>&1; then
+        pfc_err "scapy not importable by $PFC_PY: install the Debian" \
+                "package python3-scapy"
+        bad=1
+    fi
+    if [ -n "$ovs" ]; then
+        for bin in ovsdb/ovsdb-tool ovsdb/ovsdb-server vswitchd/ovs-vswitchd \
+                   utilities/ovs-vsctl utilities/ovs-appctl \
+                   utilities/ovs-ofctl; do
+            if [ ! -x "$ovs/$bin" ]; then
+                pfc_err "$ovs/$bin missing: build Open vSwitch with DPDK" \
+                        "in $ovs first"
+                bad=1
+            fi
+        done
+        if [ ! -f "$ovs/vswitchd/vswitch.ovsschema" ]; then
+            pfc_err "$ovs/vswitchd/vswitch.ovsschema missing"
+            bad=1
+        fi
+    fi
+    return $bad
+}
+
+# pfc_hugepages: makes sure 2 MB hugepages are reserved and hugetlbfs is
+# mounted at /dev/hugepages.  Fails with a message if that is impossible.
+pfc_hugepages() {
+    local f=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+    local total free want
+    if [ ! -e "$f" ]; then
+        pfc_err "this kernel has no 2 MB hugepages ($f missing)"
+        return 1
+    fi
+    total=$(cat "$f")
+    free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
+    want=$total
+    [ "$want" -lt "$PFC_HUGEPAGES" ] && want=$PFC_HUGEPAGES
+    [ $((want - total + free)) -lt "$PFC_HUGEPAGES_FREE" ] && \
+        want=$((total - free + PFC_HUGEPAGES_FREE))
+    if [ "$want" -ne "$total" ]; then
+        echo "$want" > "$f" 2>/dev/null
+        total=$(cat "$f")
+        free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
+    fi
+    if [ "$free" -lt "$PFC_HUGEPAGES_FREE" ]; then
+        pfc_err "only $free free 2 MB hugepages (of $total); need" \
+                "$PFC_HUGEPAGES_FREE: free memory or raise $f"
+        return 1
+    fi
+    if ! grep -q '^[^ ]* /dev/hugepages hugetlbfs' /proc/mounts; then
+        mkdir -p /dev/hugepages
+        if ! mount -t hugetlbfs none /dev/hugepages; then
+            pfc_err "cannot mount hugetlbfs on /dev/hugepages"
+            return 1
+        fi
+    fi
+    return 0
+}
+
+# pfc_bg CMD...: runs CMD in the background and remembers its PID, so that
+# pfc_cleanup stops it.  Sets PFC_LAST_PID.  CMD must be a program, not a
+# shell function, so that the PID is the program's own and signals reach it.
+pfc_bg() {
+    "$@" &
+    PFC_LAST_PID=$!
+    PFC_BG_PIDS+=("$PFC_LAST_PID")
+}
+
+# pfc_stop_pid PID [SIGNAL]: stops one process we started, politely first.
+pfc_stop_pid() {
+    local pid=$1 sig=${2:-TERM} i
+    [ -n "$pid" ] || return 0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    kill -"$sig" "$pid" 2>/dev/null
+    for i in $(seq 50); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 0
+}
+
+# pfc_tmp: private directory for the OVS database, sockets, logs, captures.
+pfc_tmp() {
+    PFC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ovs-pfc.XXXXXX") || return 1
+    export OVS_RUNDIR=$PFC_TMP OVS_LOGDIR=$PFC_TMP OVS_DBDIR=$PFC_TMP
+    export OVS_SYSCONFDIR=$PFC_TMP OVS_PKGDATADIR=$PFC_TMP
+}
+
+# pfc_net_setup [loop]: namespaces S (the switch), A and B and their veths.
+# With "loop", A and B are the two ends of one veth pair (no switch), for
+# checking the tools themselves.
+pfc_net_setup() {
+    local mode=$1 ns ifc
+    pfc_net_teardown
+    ip netns add "$PFC_NS_A" || return 1
+    ip netns add "$PFC_NS_B" || return 1
+    if [ "$mode" = loop ]; then
+        ip link add "$PFC_IF_A1" netns "$PFC_NS_A" type veth \
+            peer name "$PFC_IF_B1" netns "$PFC_NS_B" || return 1
+    else
+        ip netns add "$PFC_NS_S" || return 1
+        ip netns exec "$PFC_NS_S" sysctl -qw \
+            net.ipv6.conf.default.disable_ipv6=1
+        ip link add "$PFC_IF_A0" netns "$PFC_NS_S" type veth \
+            peer name "$PFC_IF_A1" netns "$PFC_NS_A" || return 1
+        ip link add "$PFC_IF_B0" netns "$PFC_NS_S" type veth \
+            peer name "$PFC_IF_B1" netns "$PFC_NS_B" || return 1
+        for ifc in "$PFC_IF_A0" "$PFC_IF_B0"; do
+            ip netns exec "$PFC_NS_S" sysctl -qw \
+                "net.ipv6.conf.$ifc.disable_ipv6=1"
+            ip -n "$PFC_NS_S" link set "$ifc" up || return 1
+        done
+        ip -n "$PFC_NS_S" link set lo up
+    fi
+    for ns in "$PFC_NS_A" "$PFC_NS_B"; do
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+        ip -n "$ns" link set lo up
+    done
+    ip netns exec "$PFC_NS_A" sysctl -qw \
+        "net.ipv6.conf.$PFC_IF_A1.disable_ipv6=1"
+    ip netns exec "$PFC_NS_B" sysctl -qw \
+        "net.ipv6.conf.$PFC_IF_B1.disable_ipv6=1"
+    ip -n "$PFC_NS_A" link set "$PFC_IF_A1" address "$PFC_MAC_A" up \
+        || return 1
+    ip -n "$PFC_NS_B" link set "$PFC_IF_B1" address "$PFC_MAC_B" up \
+        || return 1
+    return 0
+}
+
+pfc_net_teardown() {
+    [ -n "$PFC_ID" ] || return 0
+    ip netns del "$PFC_NS_S" 2>/dev/null
+    ip netns del "$PFC_NS_A" 2>/dev/null
+    ip netns del "$PFC_NS_B" 2>/dev/null
+    return 0
+}
+
+# pfc_mac NS IFACE: the MAC address of IFACE in namespace NS.
+pfc_mac() {
+    ip netns exec "$1" cat "/sys/class/net/$2/address"
+}
+
+# OVS command wrappers: always the build tree's binaries, always with a
+# timeout, always against our private directory.
+pfc_vsctl() { "$PFC_OVS/utilities/ovs-vsctl" --timeout=30 "$@"; }
+pfc_ofctl() { "$PFC_OVS/utilities/ovs-ofctl" "$@"; }
+pfc_appctl() { "$PFC_OVS/utilities/ovs-appctl" --timeout=30 "$@"; }
+
+# pfc_ovs_start OVS_TREE: database, ovsdb-server, DPDK config, ovs-vswitchd.
+pfc_ovs_start() {
+    PFC_OVS=$1
+    local i
+    "$PFC_OVS/ovsdb/ovsdb-tool" create "$PFC_TMP/conf.db" \
+        "$PFC_OVS/vswitchd/vswitch.ovsschema" || return 1
+    ip netns exec "$PFC_NS_S" \
+    "$PFC_OVS/ovsdb/ovsdb-server" --remote="punix:$PFC_TMP/db.sock" \
+        -vconsole:off --detach --pidfile --log-file --no-chdir \
+        "$PFC_TMP/conf.db" \
+        || { pfc_err "ovsdb-server did not start"; return 1; }
+    pfc_vsctl --no-wait init || return 1
+    pfc_vsctl --no-wait set Open_vSwitch . \
+        other_config:dpdk-init=true \
+        other_config:dpdk-extra="--no-pci" \
+        other_config:per-port-memory=true \
+        other_config:pmd-cpu-mask="$PFC_PMD_MASK" || return 1
+    if [ -n "$PFC_SOCKET_MEM" ]; then
+        pfc_vsctl --no-wait set Open_vSwitch . \
+            other_config:dpdk-socket-mem="$PFC_SOCKET_MEM" || return 1
+    fi
+    ip netns exec "$PFC_NS_S" \
+    "$PFC_OVS/vswitchd/ovs-vswitchd" -vconsole:off --detach --pidfile \
+        --log-file --no-chdir --disable-system \
+        || { pfc_err "ovs-vswitchd did not start; log:"
+             tail -20 "$PFC_TMP/ovs-vswitchd.log" >&2; return 1; }
+    for i in $(seq 100); do
+        [ "$(pfc_vsctl get Open_vSwitch . dpdk_initialized 2>/dev/null)" \
+              = true ] && return 0
+        sleep 0.2
+    done
+    pfc_err "DPDK did not initialise in ovs-vswitchd; log:"
+    tail -20 "$PFC_TMP/ovs-vswitchd.log" >&2
+    return 1
+}
+
+pfc_ovs_stop() {
+    local d pid
+    [ -n "$PFC_TMP" ] || return 0
+    for d in ovs-vswitchd ovsdb-server; do
+        [ -f "$PFC_TMP/$d.pid" ] || continue
+        pid=$(cat "$PFC_TMP/$d.pid" 2>/dev/null)
+        [ -n "$pid" ] || continue
+        if kill -0 "$pid" 2>/dev/null; then
+            timeout 10 "$PFC_OVS/utilities/ovs-appctl" --timeout=10 \
+                -t "$PFC_TMP/$d.$pid.ctl" exit >/dev/null 2>&1
+        fi
+        pfc_stop_pid "$pid"
+    done
+    return 0
+}
+
+# pfc_bridge_setup: br0 with dpdk-a on $PFC_IF_A0 and dpdk-b on $PFC_IF_B0,
+# and flows forwarding everything between them.
+pfc_bridge_setup() {
+    pfc_vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
+        || return 1
+    pfc_vsctl add-port br0 dpdk-a -- set Interface dpdk-a type=dpdk \
+        "options:dpdk-devargs=net_af_packet0,iface=$PFC_IF_A0" \
+        -- add-port br0 dpdk-b -- set Interface dpdk-b type=dpdk \
+        "options:dpdk-devargs=net_af_packet1,iface=$PFC_IF_B0" || return 1
+    local p err
+    for p in dpdk-a dpdk-b; do
+        err=$(pfc_vsctl get Interface "$p" error 2>/dev/null)
+        if [ -n "$err" ] && [ "$err" != "[]" ]; then
+            pfc_err "interface $p: $err"
+            return 1
+        fi
+    done
+    pfc_ofctl del-flows br0 || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:dpdk-b || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-b,actions=output:dpdk-a || return 1
+    return 0
+}
+
+# pfc_qos PORT KEY=VALUE...: gives PORT a QoS of type pfc with the given
+# other_config, and checks with pfc/show that ovs-vswitchd took it.
+pfc_qos() {
+    local port=$1 kv args=() out n0 n1 log=$PFC_TMP/ovs-vswitchd.log
+    shift
+    for kv in "$@"; do
+        args+=("other_config:${kv%%=*}=\"${kv#*=}\"")
+    done
+    n0=$(grep -c 'QoS type pfc' "$log")
+    pfc_vsctl -- set Port "$port" qos=@q -- --id=@q create QoS type=pfc \
+        "${args[@]}" >/dev/null || return 1
+    n1=$(grep -c 'QoS type pfc' "$log")
+    if [ "$n1" -gt "$n0" ]; then
+        pfc_err "QoS pfc on $port ($*) refused:"
+        grep 'QoS type pfc' "$log" | tail -n $((n1 - n0)) >&2
+        return 1
+    fi
+    if ! out=$(pfc_appctl pfc/show "$port" 2>&1) \
+       || grep -q "refused" <<<"$out"; then
+        pfc_err "QoS pfc on $port ($*) not in effect:"
+        printf '%s\n' "$out" >&2
+        return 1
+    fi
+}
+
+# pfc_pin: keeps this shell and everything it starts from now on (daemons,
+# scapy peers, tshark) off the PMD cores of PFC_PMD_MASK.  On a small machine
+# a PMD that shares its core gets preempted for milliseconds, and so does
+# the kernel's delivery of frames on a busy core: at 10 Gb/s, where 65535
+# quanta last 3.4 ms, that is enough for a partner's pause to lapse between
+# two refreshes.  Real deployments isolate PMD cores for the same reason.
+pfc_pin() {
+    local cpus="" c n
+    n=$(nproc --all 2>/dev/null || echo 1)
+    for ((c = 0; c < n; c++)); do
+        (( (PFC_PMD_MASK >> c) & 1 )) && continue
+        cpus+=${cpus:+,}$c
+    done
+    PFC_CPUS=$cpus
+    if [ -n "$cpus" ] && command -v taskset >/dev/null 2>&1; then
+        taskset -p -c "$cpus" "$BASHPID" >/dev/null 2>&1 || true
+    fi
+    return 0
+}
+
+# pfc_setup OVS_TREE: everything, with cleanup on exit of the calling shell.
+pfc_setup() {
+    local ovs=$1
+    trap pfc_cleanup EXIT
+    trap 'exit 130' INT TERM
+    pfc_prereqs "$ovs" || return 1
+    pfc_pin
+    pfc_hugepages || return 1
+    pfc_ids
+    pfc_tmp || return 1
+    pfc_net_setup || { pfc_err "cannot create namespaces/veths"; return 1; }
+    pfc_ovs_start "$ovs" || return 1
+    pfc_bridge_setup || return 1
+}
+
+# pfc_cleanup: undoes pfc_setup, and stops everything pfc_bg started.  On
+# a failure exit, shows the warnings and errors ovs-vswitchd logged.
+pfc_cleanup() {
+    local rc=$? pid
+    if [ $rc -ne 0 ] && [ -n "$PFC_TMP" ] \
+       && [ -f "$PFC_TMP/ovs-vswitchd.log" ]; then
+        pfc_log "--- ovs-vswitchd warnings and errors (exit status $rc):"
+        grep -E '\|(WARN|ERR|EMER)\|' "$PFC_TMP/ovs-vswitchd.log" \
+            | grep -v -e 'No free 1048576 kB hugepages' \
+                      -e 'No legacy callbacks' \
+                      -e 'Rx checksum offload is not supported' | tail -20
+    fi
+    for pid in "${PFC_BG_PIDS[@]}"; do
+        pfc_stop_pid "$pid"
+    done
+    PFC_BG_PIDS=()
+    pfc_ovs_stop
+    pfc_net_teardown
+    if [ -n "$PFC_TMP" ] && [ -d "$PFC_TMP" ]; then
+        if [ -n "$PFC_KEEP" ]; then
+            pfc_log "kept $PFC_TMP"
+        else
+            rm -rf "$PFC_TMP"
+        fi
+    fi
+    PFC_TMP=
+}
+
+# Statistics.  Interface statistics reach the database every
+# stats-update-interval (at least 5000 ms); changing the interval makes
+# ovs-vswitchd refresh them at once, so pfc_stats_refresh flips it between
+# 5000 and 5001.
+pfc_stats_refresh() {
+    local cur next=5001
+    cur=$(pfc_vsctl --if-exists get Open_vSwitch . \
+              other_config:stats-update-interval 2>/dev/null | tr -d '"')
+    [ "$cur" = 5001 ] && next=5000
+    pfc_vsctl set Open_vSwitch . \
+        other_config:stats-update-interval=$next >/dev/null
+    sleep 0.3
+}
+
+# pfc_stat IFACE KEY: the value of statistics:KEY of IFACE as of the last
+# refresh, or "absent".
+pfc_stat() {
+    local v
+    v=$(pfc_vsctl --if-exists get Interface "$1" "statistics:$2" \
+            2>/dev/null)
+    echo "${v:-absent}"
+}
+
+# pfc_stats IFACE: all statistics of IFACE, KEY=VALUE one a line, refreshed.
+pfc_stats() {
+    pfc_stats_refresh
+    pfc_vsctl get Interface "$1" statistics | tr -d '{} ' | tr ',' '\n'
+}
+
+# pfc_expect CHECK_NAME ACTUAL OP EXPECTED: prints ok/FAIL, returns status.
+# OP is one of -eq -ne -ge -gt -le -lt.
+pfc_expect() {
+    local name=$1 actual=$2 op=$3 want=$4
+    if [[ "$actual" =~ ^[0-9]+$ ]] && [ "$actual" "$op" "$want" ]; then
+        pfc_log "ok: $name = $actual ($op $want)"
+        return 0
+    fi
+    pfc_log "FAIL: $name = $actual, expected $op $want"
+    return 1
+}
+
+# pfc_show [PORT]: ovs-appctl pfc/show, never failing the caller.
+pfc_show() {
+    pfc_appctl pfc/show "$@" 2>&1 || true
+}
+
+# pfc_scenario NAME ARGS...: runs a pfc_peer.py scenario across A and B.
+pfc_scenario() {
+    local name=$1
+    shift
+    "$PFC_PY" "$PFC_PEER" scenario "$name" \
+        --a "$PFC_NS_A:$PFC_IF_A1" --b "$PFC_NS_B:$PFC_IF_B1" "$@"
+}
+
+# pfc_peer NS ARGS...: runs pfc_peer.py inside namespace NS.
+pfc_peer() {
+    local ns=$1
+    shift
+    ip netns exec "$ns" "$PFC_PY" "$PFC_PEER" "$@"
+}
+
+# pfc_bg_peer NS ARGS...: pfc_peer in the background (see pfc_bg).
+pfc_bg_peer() {
+    local ns=$1
+    shift
+    pfc_bg ip netns exec "$ns" "$PFC_PY" "$PFC_PEER" "$@"
+}
+
+# tshark captures of MAC Control frames (EtherType 0x8808, also behind a
+# VLAN tag).  pfc_tshark_start NS IFACE FILE; sets PFC_TSHARK_PID.
+pfc_tshark_start() {
+    local ns=$1 ifc=$2 out=$3 i
+    pfc_bg ip netns exec "$ns" tshark -q -i "$ifc" \
+        -f "ether proto 0x8808 or (vlan and ether proto 0x8808)" \
+        -w "$out" 2>"$out.log"
+    PFC_TSHARK_PID=$PFC_LAST_PID
+    for i in $(seq 100); do
+        grep -q "Capturing on" "$out.log" 2>/dev/null && { sleep 0.3;
+                                                           return 0; }
+        kill -0 "$PFC_TSHARK_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    pfc_err "tshark did not start capturing on $ns:$ifc:"
+    cat "$out.log" >&2
+    return 1
+}
+
+pfc_tshark_stop() {
+    sleep 0.3
+    pfc_stop_pid "$PFC_TSHARK_PID" INT
+}
+
+# The tshark fields of a PFC frame, as printed by pfc_tshark_pfc.
+pfc_tshark_fields() {
+    local n
+    PFC_TSHARK_FIELDS=(-e frame.time_relative -e eth.src -e eth.dst
+                       -e macc.opcode -e macc.cbfc.enbv)
+    for n in 0 1 2 3 4 5 6 7; do
+        PFC_TSHARK_FIELDS+=(-e "macc.cbfc.enbv.c$n")
+    done
+    for n in 0 1 2 3 4 5 6 7; do
+        PFC_TSHARK_FIELDS+=(-e "macc.cbfc.pause_time.c$n")
+    done
+}
+
+# pfc_tshark_live NS IFACE OUT [TSHARK_ARGS...]: tshark decoding MAC
+# Control frames as they arrive, into OUT, in the background; waits until
+# it captures.  Sets PFC_TSHARK_PID.
+pfc_tshark_live() {
+    local ns=$1 ifc=$2 out=$3 i
+    shift 3
+    pfc_bg ip netns exec "$ns" tshark -l -i "$ifc" \
+        -f "ether proto 0x8808 or (vlan and ether proto 0x8808)" "$@" \
+        >"$out" 2>"$out.log"
+    PFC_TSHARK_PID=$PFC_LAST_PID
+    for i in $(seq 100); do
+        grep -q "Capturing on" "$out.log" 2>/dev/null && { sleep 0.3;
+                                                           return 0; }
+        kill -0 "$PFC_TSHARK_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    pfc_err "tshark did not start capturing on $ns:$ifc:"
+    cat "$out.log" >&2
+    return 1
+}
+
+# pfc_tshark_pfc FILE: one line per PFC frame, as decoded by tshark's MAC
+# Control dissector: time src dst opcode enable-vector c0..c7-enabled
+# time[0]..time[7].
+pfc_tshark_pfc() {
+    pfc_tshark_fields
+    tshark -r "$1" -Y "macc.opcode == 0x0101" -T fields -E separator=' ' \
+        "${PFC_TSHARK_FIELDS[@]}" 2>/dev/null
+}

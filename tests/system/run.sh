@@ -1,0 +1,323 @@
+#!/bin/bash
+# System tests of IEEE 802.1Qbb PFC in the DPDK datapath of Open vSwitch.
+#
+# Usage: tests/system/run.sh OVS_BUILD_TREE [TEST...]
+#        tests/system/run.sh --list
+#
+# Runs ovs-vswitchd from OVS_BUILD_TREE (built in place, with DPDK) on a
+# bridge of two DPDK af_packet ports whose veth peers live in network
+# namespaces A and B, and drives traffic with utilities/pfc_peer.py (scapy)
+# and tshark.  Each test has its own namespaces, veths, database and daemons,
+# made and removed by tests/system/lib.sh, and runs in its own process under
+# a time limit.  A test whose prerequisite is missing fails, it is never
+# skipped.  The last line printed is "N passed, N failed"; the exit status
+# is nonzero if any test failed.
+#
+# Needs root, 2 MB hugepages, and the Debian packages iproute2, procps,
+# util-linux, python3-scapy and tshark.  PFC_KEEP=1 keeps each test's
+# directory (logs, captures); PFC_TEST_TIMEOUT sets the per-test limit in
+# seconds (default 180).  ovs-vswitchd runs in a namespace of its own and
+# off the PMD core, like everything else the tests start (see lib.sh).
+#
+# Copyright (c) 2026 The OVS PFC authors.
+# Licensed under the Apache License, Version 2.0.
+
+TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
+       not_forwarded)
+
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
+
+# Each test_* function runs in its own process (run.sh --one); it
+# returns nonzero on failure.  FAILS counts failed checks.
+FAILS=0
+check() {       # check NAME ACTUAL OP EXPECTED
+    pfc_expect "$@" || FAILS=$((FAILS + 1))
+}
+run_or_fail() { # run_or_fail DESCRIPTION CMD...
+    local what=$1
+    shift
+    if "$@"; then
+        pfc_log "ok: $what"
+    else
+        pfc_log "FAIL: $what"
+        FAILS=$((FAILS + 1))
+    fi
+}
+
+# The tools themselves, without a switch: scapy frames across a veth pair,
+# VLAN PCP kept, MAC Control variants kept, the PFC-honouring sender, and
+# tshark's decode of a scapy PFC frame.
+test_tools() {
+    trap pfc_cleanup EXIT
+    trap 'exit 130' INT TERM
+    pfc_prereqs || return 1
+    pfc_ids
+    pfc_tmp || return 1
+    pfc_net_setup loop || return 1
+    run_or_fail "frame builder self-test" "$PFC_PY" "$PFC_PEER" selftest
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$PFC_TMP/a.pcap" || return 1
+    run_or_fail "veth loop scenario" pfc_scenario loop --speed-a 10M \
+        --count 300
+    pfc_tshark_stop
+    local lines
+    lines=$(pfc_tshark_pfc "$PFC_TMP/a.pcap")
+    pfc_log "tshark decode of the PFC frames B sent:"
+    pfc_log "$lines"
+    # The valid frame: e[3] = 1, time[3] = 1234 (fields 6..13 are c0..c7,
+    # 14..21 time[0..7]).
+    check "tshark: frames with opcode 0x0101, e[3]=1, time[3]=1234" \
+        "$(awk '$4 == "0x0101" && $9 == 1 && $17 == 1234' <<<"$lines" \
+           | wc -l)" -ge 5
+    [ "$FAILS" -eq 0 ]
+}
+
+# Pause honoured per priority.  B pauses p3 at dpdk-b; A sends p0 (tagged
+# and untagged) and p3: p0 arrives during the pause, p3 does not; a frame
+# with e[3]=0 leaves p3 paused; after XON all of p3 arrives, once each and
+# in order.
+test_pause_per_priority() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=10G || return 1
+    run_or_fail "scenario" pfc_scenario pause --speed-b 10M --count 200 \
+        --rate 2000
+    pfc_show dpdk-b
+    pfc_stats_refresh
+    check "dpdk-b pfc_rx_frames_p3" "$(pfc_stat dpdk-b pfc_rx_frames_p3)" \
+        -ge 2
+    check "dpdk-b pfc_rx_frames_p5 (the e[5]-only frame)" \
+        "$(pfc_stat dpdk-b pfc_rx_frames_p5)" -eq 1
+    check "dpdk-b pfc_pause_transitions_p3" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -eq 1
+    check "dpdk-b pfc_pause_transitions_p0" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p0)" -eq 0
+    check "dpdk-b pfc_rx_frames_p0" "$(pfc_stat dpdk-b pfc_rx_frames_p0)" \
+        -eq 0
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "dpdk-b tx_dropped" "$(pfc_stat dpdk-b tx_dropped)" -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# Timer expiry.  At link-speed 10M a quantum is 51.2 us: 2000 quanta is
+# 102.4 ms, 5000 is 256 ms.  No XON and no later traffic: the held p3 frames
+# must leave on their own, not before the pause ends, and not long after.
+# A new frame sets the timer to its own time, also when that is shorter.
+test_timer_expiry() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=10M || return 1
+    run_or_fail "scenario, 2000 quanta" pfc_scenario timer --speed-b 10M \
+        --quanta 2000 --count 20 --slack 0.15
+    run_or_fail "scenario, 5000 quanta" pfc_scenario timer --speed-b 10M \
+        --quanta 5000 --count 20 --slack 0.15
+    # A second frame replaces the timer: 65535 quanta (3.4 s), then 2000.
+    run_or_fail "scenario, 65535 then 2000 quanta" pfc_scenario timer \
+        --speed-b 10M --first-quanta 65535 --quanta 2000 --count 20 \
+        --slack 0.15
+    pfc_stats_refresh
+    check "dpdk-b pfc_rx_frames_p3" "$(pfc_stat dpdk-b pfc_rx_frames_p3)" \
+        -eq 4
+    check "dpdk-b pfc_pause_transitions_p3" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -eq 3
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# XOFF generation and XON.  B pauses p3 and p5 at dpdk-b (pfc-enable 3,5);
+# A floods both.  dpdk-a (pfc-enable 3, xoff-threshold 8000) must send XOFF
+# for p3 only -- never naming p5 or any priority it does not enable --, keep
+# refreshing it, and send XON (time 0) after B resumes and the charge
+# drains.  tshark in A decodes what dpdk-a sent.
+test_xoff_xon() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=2000 pause-quanta=65535 || return 1
+    pfc_qos dpdk-b pfc-enable=3,5 link-speed=10M || return 1
+    local mac_a0 lines pcap=$PFC_TMP/a.pcap
+    mac_a0=$(pfc_mac "$PFC_NS_S" "$PFC_IF_A0")
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
+    run_or_fail "scenario" pfc_scenario xoff --speed-a 1G --speed-b 10M \
+        --quanta-a 65535 --enabled-a 3 --xoff-a 8000 --hold 3,5 --count 200 \
+        --rate 2000
+    pfc_tshark_stop
+    pfc_show
+    lines=$(pfc_tshark_pfc "$pcap")
+    pfc_log "tshark: $(wc -l <<<"$lines") PFC frames captured in A;" \
+        "first and last three:"
+    pfc_log "$(head -3 <<<"$lines")"
+    pfc_log "..."
+    pfc_log "$(tail -3 <<<"$lines")"
+    pfc_log "tshark verbose decode of the first:"
+    tshark -r "$pcap" -Y "macc.opcode == 0x0101" -c 1 -O macc -V \
+        2>/dev/null | sed -n '/^MAC Control/,$p'
+    # Fields: 1 time, 2 src, 3 dst, 4 opcode, 5 vector, 6..13 e[0..7],
+    # 14..21 time[0..7].
+    check "tshark: XOFF frames (e[3]=1, time[3]=65535)" \
+        "$(awk '$9 == 1 && $17 == 65535' <<<"$lines" | wc -l)" -ge 1
+    check "tshark: XON frames (e[3]=1, time[3]=0)" \
+        "$(awk '$9 == 1 && $17 == 0' <<<"$lines" | wc -l)" -ge 1
+    check "tshark: the last PFC frame is an XON (time[3] of last)" \
+        "$(tail -1 <<<"$lines" | awk '{print $17}')" -eq 0
+    check "tshark: frames whose vector is not exactly 0x0008" \
+        "$(awk '$5 != "0x0008"' <<<"$lines" | wc -l)" -eq 0
+    check "tshark: frames not from dpdk-a's MAC $mac_a0 to 01:80:c2:00:00:01" \
+        "$(awk -v m="$mac_a0" '$2 != m || $3 != "01:80:c2:00:00:01"' \
+           <<<"$lines" | wc -l)" -eq 0
+    check "tshark: MAC Control frames other than PFC" \
+        "$(tshark -r "$pcap" -Y 'not macc.opcode == 0x0101' 2>/dev/null \
+           | wc -l)" -eq 0
+    pfc_stats_refresh
+    local n
+    n=$(wc -l <<<"$lines")
+    check "dpdk-a pfc_tx_frames_p3 (tshark saw $n)" \
+        "$(pfc_stat dpdk-a pfc_tx_frames_p3)" -eq "$n"
+    for p in 0 1 2 4 5 6 7; do
+        check "dpdk-a pfc_tx_frames_p$p" \
+            "$(pfc_stat dpdk-a pfc_tx_frames_p$p)" -eq 0
+    done
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "dpdk-b pfc_hold_drops_p5" "$(pfc_stat dpdk-b pfc_hold_drops_p5)" \
+        -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# Lossless end to end.  A honours dpdk-a's PFC frames (at dpdk-a's 1G
+# link-speed), B pauses and resumes dpdk-b four times; every p3 frame must
+# arrive once and in order, A must have been paused, nothing dropped.
+test_lossless() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=16000 \
+        xon-threshold=8000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    run_or_fail "scenario" pfc_scenario lossless --speed-a 1G \
+        --speed-b 10M --rate 4000 --cycles 4 --pause-ms 300 --resume-ms 200
+    pfc_show
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "dpdk-b pfc_pause_transitions_p3" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -eq 4
+    check "dpdk-a pfc_tx_frames_p3" "$(pfc_stat dpdk-a pfc_tx_frames_p3)" \
+        -ge 2
+    check "dpdk-b tx_dropped" "$(pfc_stat dpdk-b tx_dropped)" -eq 0
+    check "dpdk-a rx_dropped" "$(pfc_stat dpdk-a rx_dropped)" -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# Malformed MAC Control frames from B: truncated PFC (33 octets), VLAN-tagged
+# PFC, PFC opcode to a unicast DA, 802.3x PAUSE, unknown opcode 0x0102.
+# None pauses anything, none reaches A, each is counted.  Then unpadded
+# (34 octets), junk-padded and reserved-octet PFC frames are honoured.
+test_malformed() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=10G || return 1
+    run_or_fail "scenario" pfc_scenario malformed --count 10
+    pfc_show dpdk-b
+    pfc_stats_refresh
+    check "dpdk-b pfc_rx_invalid_frames (truncated, vlan, wrong DA)" \
+        "$(pfc_stat dpdk-b pfc_rx_invalid_frames)" -eq 3
+    check "dpdk-b pfc_rx_pause_ignored" \
+        "$(pfc_stat dpdk-b pfc_rx_pause_ignored)" -eq 1
+    check "dpdk-b pfc_rx_unsupported_frames" \
+        "$(pfc_stat dpdk-b pfc_rx_unsupported_frames)" -eq 1
+    check "dpdk-b pfc_rx_frames_p3 (3 honoured variants + 3 XON)" \
+        "$(pfc_stat dpdk-b pfc_rx_frames_p3)" -eq 6
+    check "dpdk-b pfc_pause_transitions_p3" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -eq 3
+    for p in 0 1 2 4 5 6 7; do
+        check "dpdk-b pfc_pause_transitions_p$p (PAUSE named all)" \
+            "$(pfc_stat dpdk-b pfc_pause_transitions_p$p)" -eq 0
+    done
+    check "dpdk-a pfc_rx_invalid_frames" \
+        "$(pfc_stat dpdk-a pfc_rx_invalid_frames)" -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# MAC Control frames of every kind, sent into each PFC port with time 0 (so
+# nothing pauses), never come out of the other port; data still flows both
+# ways.
+test_not_forwarded() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=10G || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10G || return 1
+    run_or_fail "scenario" pfc_scenario consume --count 50
+    pfc_stats_refresh
+    local port
+    for port in dpdk-a dpdk-b; do
+        check "$port pfc_rx_invalid_frames" \
+            "$(pfc_stat $port pfc_rx_invalid_frames)" -eq 6
+        check "$port pfc_rx_pause_ignored" \
+            "$(pfc_stat $port pfc_rx_pause_ignored)" -eq 2
+        check "$port pfc_rx_unsupported_frames" \
+            "$(pfc_stat $port pfc_rx_unsupported_frames)" -eq 2
+        check "$port pfc_rx_frames_p3" \
+            "$(pfc_stat $port pfc_rx_frames_p3)" -eq 8
+        check "$port pfc_rx_frames_p0" \
+            "$(pfc_stat $port pfc_rx_frames_p0)" -eq 4
+        check "$port pfc_pause_transitions_p3" \
+            "$(pfc_stat $port pfc_pause_transitions_p3)" -eq 0
+    done
+    [ "$FAILS" -eq 0 ]
+}
+
+usage() {
+    echo "usage: $0 OVS_BUILD_TREE [TEST...]"
+    echo "tests: ${TESTS[*]}"
+}
+
+if [ "$1" = --list ]; then
+    printf '%s\n' "${TESTS[@]}"
+    exit 0
+fi
+
+if [ "$1" = --one ]; then
+    # Internal: run one test in this process.
+    OVS=$2
+    test_"$3"
+    exit $?
+fi
+
+if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
+    usage >&2
+    exit 2
+fi
+OVS=$(cd "$1" 2>/dev/null && pwd) || { echo "no such directory: $1" >&2;
+                                       exit 2; }
+shift
+selected=("$@")
+[ ${#selected[@]} -eq 0 ] && selected=("${TESTS[@]}")
+for t in "${selected[@]}"; do
+    if ! declare -F "test_$t" >/dev/null; then
+        echo "unknown test: $t" >&2
+        usage >&2
+        exit 2
+    fi
+done
+
+passed=0
+failed=0
+failed_names=()
+timeout_s=${PFC_TEST_TIMEOUT:-180}
+for t in "${selected[@]}"; do
+    echo "=== $t"
+    start=$(date +%s)
+    timeout --foreground -k 15 "$timeout_s" "$0" --one "$OVS" "$t"
+    rc=$?
+    secs=$(( $(date +%s) - start ))
+    if [ $rc -eq 0 ]; then
+        echo "=== PASS: $t (${secs} s)"
+        passed=$((passed + 1))
+    else
+        [ $rc -eq 124 ] && echo "FAIL: $t timed out after $timeout_s s"
+        echo "=== FAIL: $t (${secs} s, status $rc)"
+        failed=$((failed + 1))
+        failed_names+=("$t")
+    fi
+done
+[ $failed -gt 0 ] && echo "failed: ${failed_names[*]}"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
