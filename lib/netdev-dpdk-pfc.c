@@ -90,14 +90,15 @@ struct pfc_port {
     uint64_t sent_while_paused;         /* [L] Packets of a paused class
                                          * handed to the NIC after the pause
                                          * took effect (target 0). */
-    atomic_uint64_t rx_tsc[PFC_N_PRIOS];    /* TSC at which a PFC frame that
-                                             * pauses priority n was read, or
-                                             * 0 once its reaction was
-                                             * sampled. */
-    atomic_uint64_t cross_tsc[PFC_N_PRIOS]; /* TSC at which the charge of
-                                             * priority n reached XOFF, or 0. */
-    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, published for */
-    atomic_uint64_t xoff_pkts_pub;      /* egress threads charging this port. */
+    atomic_uint64_t rx_tsc[PFC_N_PRIOS];    /* TSC when a PFC frame pausing
+                                             * priority n was read; 0 once
+                                             * its reaction is sampled. */
+    atomic_uint64_t cross_tsc[PFC_N_PRIOS]; /* TSC when the charge of
+                                             * priority n reached XOFF, or
+                                             * 0. */
+    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, published */
+    atomic_uint64_t xoff_pkts_pub;      /* for egress threads charging this
+                                         * port. */
 };
 
 static struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
