@@ -68,6 +68,16 @@ struct pfc_port {
     atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC
                                          * cycles, for lock-free reads. */
     atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
+    atomic_uint64_t rx_poll_tsc;        /* TSC of the end of the last poll of
+                                         * the port's receive queues.  A
+                                         * pause is over only once the port
+                                         * was polled after its end, so that
+                                         * a refresh waiting in the rx ring
+                                         * while the PMD was descheduled is
+                                         * read before held packets leave.
+                                         * Waits at most 100 ms past the
+                                         * end, if the queues are never
+                                         * polled again. */
 
     /* Transmit side: bytes held in the switch that arrived on this port with
      * each priority, and the XOFF state towards the link partner. */
@@ -400,11 +410,15 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
 {
     uint64_t now = rte_get_tsc_cycles();
     uint8_t transitions;
+    uint64_t poll;
 
+    /* The frame arrived after the previous poll of the port. */
+    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
     rte_spinlock_lock(&port->lock);
     switch (kind) {
     case PFC_RX_PFC:
-        transitions = pfc_pause_receive(&port->pause, frame, &port->tb, now);
+        transitions = pfc_pause_receive(&port->pause, frame, &port->tb, now,
+                                        poll);
         pfc_counters_count_rx(&port->counters, frame, transitions);
         pfc_port_publish(port);
         for (int n = 0; n < PFC_N_PRIOS; n++) {
@@ -429,10 +443,12 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
     rte_spinlock_unlock(&port->lock);
 }
 
-/* Consumes the MAC Control frames among the 'cnt' packets just received in
- * 'pkts' on DPDK port 'port_id', if the port has QoS type pfc: valid PFC
- * frames set the pause timers, every MAC Control frame is counted and freed,
- * none reaches the datapath.  Compacts 'pkts' and returns how many remain. */
+/* Consumes the MAC Control frames among the 'cnt' packets (possibly 0) just
+ * received in 'pkts' on DPDK port 'port_id', if the port has QoS type pfc:
+ * valid PFC frames set the pause timers, every MAC Control frame is counted
+ * and freed, none reaches the datapath.  Must be called after every poll,
+ * even an empty one: a pause ends only once the port was polled after its
+ * end.  Compacts 'pkts' and returns how many remain. */
 int
 netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
 {
@@ -463,6 +479,8 @@ netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
             rte_pktmbuf_free(m);
         }
     }
+    /* After the frames of this burst took effect. */
+    atomic_store_relaxed(&port->rx_poll_tsc, rte_get_tsc_cycles());
     return kept;
 }
 
@@ -482,17 +500,22 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
 {
     struct pfc_port *port = pfc->port;
     uint8_t paused = 0, blocked;
-    uint64_t max;
+    uint64_t max, poll;
 
     atomic_read_relaxed(&port->max_until, &max);
     if (OVS_LIKELY(now >= max)) {
-        return 0;
+        atomic_read_relaxed(&port->rx_poll_tsc, &poll);
+        if (OVS_LIKELY(poll >= max)) {
+            return 0;
+        }
     }
+    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint64_t until, rx;
 
         atomic_read_relaxed(&port->until[n], &until);
-        if (now < until) {
+        if (now < until
+            || (poll < until && now - until < port->tb.hz / 10)) {
             paused |= 1u << n;
             atomic_read_relaxed(&port->rx_tsc[n], &rx);
             if (rx && atomic_compare_exchange_strong(&port->rx_tsc[n], &rx,
@@ -973,26 +996,29 @@ pfc_show_port(struct ds *ds, struct pfc_port *port)
         ds_put_format(ds, "  last configuration refused: %s\n",
                       port->last_error);
     }
-    ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %4s %9s %9s "
-                  "%11s %11s %10s\n", "prio", "tc", "egress", "left-us",
-                  "held-pkts", "held-bytes", "ingress-bytes", "xoff",
+    ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %12s %4s %9s "
+                  "%9s %11s %11s %10s\n", "prio", "tc", "egress", "left-us",
+                  "held-pkts", "held-bytes", "ingress-bytes", "ingress-pkts",
+                  "xoff",
                   "rx-frames", "tx-frames", "transitions", "paused-us",
                   "hold-drops");
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint64_t left = pfc_pause_remaining(&port->pause, n, now);
         uint64_t total = pfc_pause_total(&port->pause, n, now);
-        uint64_t pkts, bytes, charge;
+        uint64_t pkts, bytes, charge, charge_pkts;
 
         atomic_read_relaxed(&pfc->held_pkts[n], &pkts);
         atomic_read_relaxed(&pfc->held_bytes[n], &bytes);
         atomic_read_relaxed(&port->charge[n], &charge);
+        atomic_read_relaxed(&port->charge_pkts[n], &charge_pkts);
         ds_put_format(ds, "  p%-3d %-2d %-10s %9"PRIu64" %9"PRIu64" %10"PRIu64
-                      " %13"PRIu64" %4s %9"PRIu64" %9"PRIu64" %11"PRIu64
-                      " %11"PRIu64" %10"PRIu64"\n",
+                      " %13"PRIu64" %12"PRIu64" %4s %9"PRIu64" %9"PRIu64
+                      " %11"PRIu64" %11"PRIu64" %10"PRIu64"\n",
                       n, cfg->prio_to_tc[n],
                       left ? "paused" : "not_paused",
                       pfc_ticks_to_ns(&port->tb, left) / 1000, pkts, bytes,
-                      charge, port->xoff.asserted & (1u << n) ? "yes" : "no",
+                      charge, charge_pkts,
+                      port->xoff.asserted & (1u << n) ? "yes" : "no",
                       c->rx_frames[n], c->tx_frames[n], c->transitions[n],
                       pfc_ticks_to_ns(&port->tb, total) / 1000,
                       c->hold_drops[n]);

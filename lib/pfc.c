@@ -191,12 +191,20 @@ pfc_pause_close(struct pfc_pause *p, int n, uint64_t end)
  * from 'now', and a time of 0 ends the pause of priority n at once.  Timers
  * with e[n] = 0 are untouched.
  *
+ * 'earliest' (<= now) is the earliest tick at which the frame may have
+ * arrived: a software port reads its rx ring only when polled, so a frame
+ * read at 'now' may have arrived as early as the previous poll.  A pause whose
+ * timer ran out after 'earliest' is treated as still running, so that a
+ * refresh read late does not count a new pause.  Pass 'now' when the arrival
+ * time is exact.
+ *
  * Returns the priorities that went from not_paused to paused, for the
  * aCBFCPAUSETransitions_n counters (seed 002 4.5).  A frame that re-arms a
  * running timer is no transition. */
 uint8_t
 pfc_pause_receive(struct pfc_pause *p, const struct pfc_frame *frame,
-                  const struct pfc_timebase *tb, uint64_t now)
+                  const struct pfc_timebase *tb, uint64_t now,
+                  uint64_t earliest)
 {
     uint8_t transitions = 0;
 
@@ -206,7 +214,7 @@ pfc_pause_receive(struct pfc_pause *p, const struct pfc_frame *frame,
         if (!(frame->enable & bit)) {
             continue;
         }
-        if (now >= p->until[n]) {
+        if (MIN(earliest, now) >= p->until[n]) {
             /* A pause that ran out by itself ended at until[n]. */
             pfc_pause_close(p, n, p->until[n]);
         }

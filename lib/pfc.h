@@ -134,7 +134,8 @@ struct pfc_pause {
 
 void pfc_pause_init(struct pfc_pause *);
 uint8_t pfc_pause_receive(struct pfc_pause *, const struct pfc_frame *,
-                          const struct pfc_timebase *, uint64_t now);
+                          const struct pfc_timebase *, uint64_t now,
+                          uint64_t earliest);
 uint8_t pfc_pause_status(const struct pfc_pause *, uint64_t now);
 uint64_t pfc_pause_remaining(const struct pfc_pause *, int prio,
                              uint64_t now);

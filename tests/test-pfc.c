@@ -213,7 +213,7 @@ test_pause(void)
 
     /* Pause priority 3 for 100 quanta = 5120 ns. */
     f = frame1(3, 100);
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t) == 0x08);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t, t) == 0x08);
     ovs_assert(pfc_pause_status(&p, t) == 0x08);
     ovs_assert(pfc_pause_status(&p, t + 5119) == 0x08);
     ovs_assert(pfc_pause_status(&p, t + 5120) == 0);
@@ -222,21 +222,21 @@ test_pause(void)
 
     /* Re-arming a running timer is no transition, and restarts it. */
     f = frame1(3, 10);
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 5000) == 0);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 5000, t + 5000) == 0);
     ovs_assert(pfc_pause_status(&p, t + 5119) == 0x08);
     ovs_assert(pfc_pause_status(&p, t + 5512) == 0);
 
     /* e[n] = 0 leaves timer n untouched: pause 4, then a frame naming only
      * 5 does not resume 4. */
     f = frame1(4, 1000);
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t) == 0x10);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t, t) == 0x10);
     f = frame1(5, 0);
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10) == 0);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10, t + 10) == 0);
     ovs_assert(pfc_pause_status(&p, t + 10) == 0x18);
 
     /* Time 0 resumes at once. */
     f = frame1(4, 0);
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 20) == 0);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 20, t + 20) == 0);
     ovs_assert(!(pfc_pause_status(&p, t + 20) & 0x10));
 
     /* Time paused: 3 was paused from t to t + 5512; 4 from t to t + 20. */
@@ -247,7 +247,7 @@ test_pause(void)
     /* After expiry, a new pause is a new transition, and the closed
      * interval is kept. */
     f = frame1(3, 1);
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10000) == 0x08);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10000, t + 10000) == 0x08);
     ovs_assert(pfc_pause_total(&p, 3, t + 20000) == 5512 + 52);
 
     /* Several priorities in one frame. */
@@ -255,8 +255,20 @@ test_pause(void)
     f.enable = 0x81;
     f.time[0] = 1;
     f.time[7] = 2;
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 30000) == 0x81);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 30000, t + 30000) == 0x81);
     ovs_assert(pfc_pause_status(&p, t + 30052) == 0x80);
+
+    /* A refresh read after the timer ran out, but that may have arrived
+     * before (the previous poll was before the end), continues the pause:
+     * no transition. */
+    pfc_pause_init(&p);
+    f = frame1(2, 10);                          /* Ends at 512. */
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, 0, 0) == 0x04);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, 900, 500) == 0);
+    ovs_assert(pfc_pause_status(&p, 1411) == 0x04);
+    ovs_assert(pfc_pause_total(&p, 2, 1412) == 1412);
+    /* One that surely arrived after the end is a new pause. */
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, 3000, 2000) == 0x04);
 }
 
 static void
