@@ -247,7 +247,8 @@ test_pause(void)
     /* After expiry, a new pause is a new transition, and the closed
      * interval is kept. */
     f = frame1(3, 1);
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10000, t + 10000) == 0x08);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 10000,
+                                 t + 10000) == 0x08);
     ovs_assert(pfc_pause_total(&p, 3, t + 20000) == 5512 + 52);
 
     /* Several priorities in one frame. */
@@ -255,7 +256,8 @@ test_pause(void)
     f.enable = 0x81;
     f.time[0] = 1;
     f.time[7] = 2;
-    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 30000, t + 30000) == 0x81);
+    ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 30000,
+                                 t + 30000) == 0x81);
     ovs_assert(pfc_pause_status(&p, t + 30052) == 0x80);
 
     /* A refresh read after the timer ran out, but that may have arrived
