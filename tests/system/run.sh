@@ -23,7 +23,7 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded)
+       not_forwarded reconfig_held)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
@@ -261,6 +261,91 @@ test_not_forwarded() {
         check "$port pfc_pause_transitions_p3" \
             "$(pfc_stat $port pfc_pause_transitions_p3)" -eq 0
     done
+    [ "$FAILS" -eq 0 ]
+}
+
+# Free mbufs of dpdk-b's mempool: the common pool plus the per-lcore caches
+# (netdev-dpdk/get-mempool-info prints rte_mempool_dump()).
+mempool_free() {
+    pfc_appctl netdev-dpdk/get-mempool-info dpdk-b 2>/dev/null \
+        | awk -F= '/common_pool_count=/ { n += $2 }
+                   /total_cache_count=/ { n += $2 }
+                   END { print n + 0 }'
+}
+
+# held_p3: packets of priority 3 that dpdk-b holds, from pfc/show.
+held_p3() {
+    pfc_show dpdk-b | awk '$1 == "p3" { print $5 }'
+}
+
+# wait_held N: waits up to 10 s until dpdk-b holds N packets of priority 3.
+wait_held() {
+    local i
+    for i in $(seq 100); do
+        [ "$(held_p3)" = "$1" ] && return 0
+        sleep 0.1
+    done
+    pfc_log "FAIL: dpdk-b holds $(held_p3) p3 packets, expected $1"
+    return 1
+}
+
+# Reconfiguration and port deletion while packets are held: the held mbufs
+# are freed (no leak: the mempool gets them back), counted as hold drops,
+# and logged; ovs-vswitchd keeps running.
+test_reconfig_held() {
+    local log free0 free1 pause_pid
+    pfc_setup "$OVS" || return 1
+    log=$PFC_TMP/ovs-vswitchd.log
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    free0=$(mempool_free)
+    check "free mbufs before" "$free0" -gt 0
+
+    # B keeps priority 3 of dpdk-b paused (65535 quanta at 10M = 3.4 s,
+    # refreshed every 0.5 s); A sends 100 p3 frames, all held.
+    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
+        --side B --prio 3 --time 65535 --interval 0.5 --duration 60
+    pause_pid=$PFC_LAST_PID
+    sleep 0.5
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 1:3 --count 100 --rate 1000 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+
+    # Changing the QoS frees the 100 held packets.
+    pfc_vsctl set QoS "$(pfc_vsctl get Port dpdk-b qos)" \
+        other_config:queue-size=2048 || FAILS=$((FAILS + 1))
+    for i in $(seq 50); do
+        grep -q 'dpdk-b: freed 100 held packets on PFC reconfiguration' \
+            "$log" && break
+        sleep 0.1
+    done
+    run_or_fail "log: freed 100 held packets on reconfiguration" \
+        grep -q 'dpdk-b: freed 100 held packets on PFC reconfiguration' \
+        "$log"
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 100
+    sleep 0.5
+    free1=$(mempool_free)
+    check "free mbufs after reconfiguration (was $free0)" "$free1" -ge \
+        $((free0 - 64))
+
+    # Hold 50 more under the new configuration, then delete the port.
+    wait_held 0 || FAILS=$((FAILS + 1))
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 1:3 --count 50 --rate 1000 --start-seq 100 \
+        || FAILS=$((FAILS + 1))
+    wait_held 50 || FAILS=$((FAILS + 1))
+    pfc_vsctl del-port br0 dpdk-b || FAILS=$((FAILS + 1))
+    for i in $(seq 50); do
+        grep -q 'dpdk-b: freed 50 held packets' "$log" && break
+        sleep 0.1
+    done
+    run_or_fail "log: freed 50 held packets on port deletion" \
+        grep -q 'dpdk-b: freed 50 held packets' "$log"
+    run_or_fail "ovs-vswitchd still answers" pfc_appctl version
+    run_or_fail "pfc/show no longer lists dpdk-b" \
+        bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b"
+    pfc_stop_pid "$pause_pid"
     [ "$FAILS" -eq 0 ]
 }
 
