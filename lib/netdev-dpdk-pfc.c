@@ -348,6 +348,8 @@ netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *pfc,
     return pfc_config_equal(&pfc->cfg, &cfg);
 }
 
+/* Stores the QoS other_config that configures 'pfc' into 'details' (for
+ * ovs-appctl qos/show and netdev_get_qos()). */
 void
 netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *pfc, struct smap *details)
 {
@@ -371,12 +373,17 @@ netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
     return error;
 }
 
+/* Removes the priority mapping of traffic class 'queue_id' (0..7; others
+ * are ignored): its priorities return to the class of their own number.
+ * The caller holds the QoS lock. */
 void
 netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
 {
     pfc_config_clear_queue(&pfc->cfg, queue_id);
 }
 
+/* Stores the other_config of traffic class 'queue_id' ("priorities") into
+ * 'details'.  Returns 0, or EINVAL if 'queue_id' is not 0..7. */
 int
 netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *pfc,
                           uint32_t queue_id, struct smap *details)
