@@ -516,6 +516,8 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
             return 0;
         }
     }
+    uint64_t end[PFC_N_PRIOS] = { 0 };
+
     atomic_read_relaxed(&port->rx_poll_tsc, &poll);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint64_t until, rx;
@@ -523,7 +525,10 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
         atomic_read_relaxed(&port->until[n], &until);
         if (now < until
             || (poll < until && now - until < port->tb.hz / 10)) {
+            int tc = pfc->cfg.prio_to_tc[n];
+
             paused |= 1u << n;
+            end[tc] = MAX(end[tc], until);
             atomic_read_relaxed(&port->rx_tsc[n], &rx);
             if (rx && atomic_compare_exchange_strong(&port->rx_tsc[n], &rx,
                                                      0)) {
@@ -533,22 +538,11 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
     }
     blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        if (!(blocked & (1u << tc))) {
-            continue;
+        if (blocked & (1u << tc)) {
+            /* The end of the pause in force now: an XON or a shorter re-arm
+             * may have moved it earlier. */
+            pfc->tc_until[tc] = end[tc];
         }
-        /* Keep only the end of the pause in force now: an XON or a shorter
-         * re-arm may have moved it earlier. */
-        uint64_t end = 0;
-
-        for (int n = 0; n < PFC_N_PRIOS; n++) {
-            if (pfc->cfg.prio_to_tc[n] == tc && paused & (1u << n)) {
-                uint64_t until;
-
-                atomic_read_relaxed(&port->until[n], &until);
-                end = MAX(end, until);
-            }
-        }
-        pfc->tc_until[tc] = end;
     }
     return blocked;
 }
@@ -658,18 +652,19 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
         while (q->n) {
             struct rte_mbuf *burst[PFC_TX_BURST];
             uint16_t n = MIN(q->n, PFC_TX_BURST);
+            uint64_t handed;
             uint16_t sent;
 
             for (uint16_t i = 0; i < n; i++) {
                 burst[i] = pfc_holdq_peek(q, i)->pkt;
             }
+            /* Timed when handed to the driver, as xoff_gen is. */
+            handed = first ? rte_get_tsc_cycles() : 0;
             sent = rte_eth_tx_burst(port_id, qid, burst, n);
             if (first && sent) {
-                uint64_t now = rte_get_tsc_cycles();
-
-                if (now > pfc->tc_until[tc]) {
+                if (handed > pfc->tc_until[tc]) {
                     pfc_port_sample(pfc->port, &pfc->port->timer_error,
-                                    now - pfc->tc_until[tc]);
+                                    handed - pfc->tc_until[tc]);
                 }
                 pfc->tc_until[tc] = 0;
                 first = false;
