@@ -13,4 +13,4 @@ apt-get install -y -q --no-install-recommends \
     openvswitch-source libdpdk-dev dpdk \
     libssl-dev libcap-ng-dev libnuma-dev libpcap-dev \
     python3 python3-scapy tshark tcpdump iproute2 procps kmod \
-    debhelper dpkg-dev lintian libunbound-dev util-linux
+    debhelper dpkg-dev lintian libunbound-dev util-linux python3-matplotlib

@@ -1,0 +1,27 @@
+# Benchmark of PFC against plain OVS-DPDK (issue "Benchmark: what PFC costs
+# the datapath, how fast it reacts, how exact its timers are").
+#
+#   make bench      builds the tree if needed, then runs
+#                   utilities/ovs-pfc-bench on it: one table with every
+#                   figure next to its target, plus pfc-bench.png (per-
+#                   priority throughput through a pause/resume cycle) and
+#                   pfc-bench.json in the build directory.  Needs root,
+#                   hugepages and python3-matplotlib; takes about 5 minutes.
+#
+# The script takes /tmp/pfc-ovs.lock itself (only one ovs-vswitchd with DPDK
+# runs at a time); PFC_BENCH_* variables in the environment tune it (see
+# utilities/ovs-pfc-bench --help).
+
+# utilities/ovs-pfc-bench and utilities/pfc_bench.py are distributed with
+# the rest of utilities/.
+EXTRA_DIST += bench.mk
+
+bench: all-local
+	PFC_BENCH_PNG='$(abs_builddir)/pfc-bench.png' \
+	PFC_BENCH_JSON='$(abs_builddir)/pfc-bench.json' \
+	    $(srcdir)/utilities/ovs-pfc-bench $(abs_builddir)/$(OVS_TREE)
+.PHONY: bench
+
+clean-bench:
+	rm -f pfc-bench.png pfc-bench.json
+.PHONY: clean-bench
