@@ -570,8 +570,8 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         }
     }
     if (!any && !port->xoff.asserted) {
-        /* Racy read of 'asserted' is fine: only this function, under the
-         * QoS lock, changes it, and a stale value only costs a lock. */
+        /* Racy read of 'asserted' is fine: it changes only under
+         * port->lock, below, and a stale value only costs taking it. */
         return;
     }
 
