@@ -33,6 +33,7 @@
 #include "pfc-headroom.h"
 #include "smap.h"
 #include "unixctl.h"
+#include "userspace-tso.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc);
@@ -58,7 +59,14 @@ struct pfc_port {
     bool dead;                  /* [L] The netdev was destroyed. */
     char *last_error;           /* [L] Why the last configuration was
                                  * refused, or NULL. */
-    uint32_t txq_size;          /* [L] Tx descriptors per queue. */
+    uint32_t txq_size;          /* [L] Tx descriptors per queue: the ring
+                                 * in use once the port is reconfigured
+                                 * (netdev_dpdk_pfc_txq_size()). */
+    struct pfc_ring_limits ring_lim;    /* [L] The driver's tx ring limits,
+                                         * descriptors. */
+    bool ring_lim_known;        /* [L] ring_lim was read from the driver. */
+    uint64_t tx_full_held;      /* [L] Packets that the tx ring refused and
+                                 * that were held instead of dropped. */
     uint32_t max_frame;         /* [L] Largest frame, bytes. */
 
     /* Receive side: pause timers (seed 000 4.4). */
@@ -198,6 +206,25 @@ pfc_port_set_error(struct pfc_port *port, const char *name, char *error)
     rte_spinlock_unlock(&port->lock);
 }
 
+/* Reads the tx ring limits of the driver of 'port_id' into '*lim'.  Returns
+ * false, with '*lim' allowing any ring, if the driver gives none. */
+static bool
+pfc_ring_limits_get(uint16_t port_id, struct pfc_ring_limits *lim)
+{
+    struct rte_eth_dev_info info;
+
+    lim->nb_min = 0;
+    lim->nb_max = UINT16_MAX;
+    lim->nb_align = 1;
+    if (rte_eth_dev_info_get(port_id, &info)) {
+        return false;
+    }
+    lim->nb_min = info.tx_desc_lim.nb_min;
+    lim->nb_max = info.tx_desc_lim.nb_max;
+    lim->nb_align = info.tx_desc_lim.nb_align;
+    return true;
+}
+
 /* Attaches 'pfc', just created, to the port described by 'info', and derives
  * its thresholds (pfc_derive_thresholds()).
  *
@@ -209,9 +236,11 @@ int
 netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
                      const struct netdev_dpdk_pfc_port_info *info)
 {
+    struct pfc_ring_limits ring_lim;
     struct pfc_port_limits limits;
     struct pfc_port *port;
     bool from_link = false;
+    bool ring_lim_known;
     char *err;
 
     if (info->port_id >= RTE_MAX_ETHPORTS) {
@@ -246,6 +275,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
         return EINVAL;
     }
 
+    ring_lim_known = pfc_ring_limits_get(info->port_id, &ring_lim);
     rte_spinlock_lock(&port->lock);
     if (!port->conf && (port->dead || strcmp(port->name, info->name))) {
         /* A new netdev on this port id: start from scratch, except for the
@@ -264,6 +294,8 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     free(port->last_error);
     port->last_error = NULL;
     port->txq_size = info->txq_size;
+    port->ring_lim = ring_lim;
+    port->ring_lim_known = ring_lim_known;
     port->max_frame = limits.max_frame;
     port->tb.hz = rte_get_tsc_hz();
     port->tb.link_speed = limits.link_speed;
@@ -275,6 +307,55 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     atomic_store_relaxed(&port->active, true);
     rte_spinlock_unlock(&port->lock);
     return 0;
+}
+
+/* Returns the tx ring size, in descriptors, for DPDK port 'port_id' with QoS
+ * 'pfc': pfc_tx_ring_size() of the QoS key tx-ring-size, for frames of an
+ * 'mtu'-byte MTU, within the driver's tx_desc_lim.  'interface_size' is the
+ * Interface's n_txq_desc, in descriptors.
+ *
+ * With 'commit', the caller is about to set up the port's tx queues with the
+ * returned size: it is recorded for pfc/show and logged when it changes.
+ * Called by netdev-dpdk with the device mutex held. */
+uint32_t
+netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *pfc, uint16_t port_id,
+                         uint32_t interface_size, uint32_t mtu, bool commit)
+{
+    uint32_t max_frame = mtu + ETH_HEADER_LEN + VLAN_HEADER_LEN + 4;
+    struct pfc_ring_limits lim;
+    struct pfc_port *port;
+    uint32_t size;
+    bool known;
+
+    if (port_id >= RTE_MAX_ETHPORTS || !pfc->port) {
+        return interface_size;
+    }
+    known = pfc_ring_limits_get(port_id, &lim);
+    size = pfc_tx_ring_size(pfc->cfg.tx_ring_size, interface_size, max_frame,
+                            &lim);
+    if (commit) {
+        port = pfc->port;
+        rte_spinlock_lock(&port->lock);
+        if (size != port->txq_size) {
+            struct ds d = DS_EMPTY_INITIALIZER;
+
+            VLOG_INFO("%s: PFC: tx ring of %"PRIu32" descriptors per queue "
+                      "(tx-ring-size=%s; the 802.1Qbb response bound allows "
+                      "%"PRIu32" with %"PRIu32"-byte frames; driver allows "
+                      "%"PRIu32" to %"PRIu32" in steps of %"PRIu32")",
+                      port->name, size,
+                      pfc_tx_ring_size_name(pfc->cfg.tx_ring_size, &d),
+                      pfc_tx_ring_bound(max_frame), max_frame, lim.nb_min,
+                      lim.nb_max, MAX(lim.nb_align, 1));
+            ds_destroy(&d);
+        }
+        port->txq_size = size;
+        port->max_frame = max_frame;
+        port->ring_lim = lim;
+        port->ring_lim_known = known;
+        rte_spinlock_unlock(&port->lock);
+    }
+    return size;
 }
 
 static void
@@ -766,28 +847,104 @@ pfc_check_late(struct netdev_dpdk_pfc *pfc, struct rte_mbuf **pkts, int cnt,
     }
 }
 
-/* Applies PFC to the 'cnt' packets in 'pkts' about to be sent on tx queue
- * 'qid'.  Packets whose traffic class is paused, or has packets already held,
- * are held in order; if the class queue is full they are freed and counted
- * as hold drops.  Due PFC frames and releasable held packets are sent first.
+/* Holds 'm', of priority 'prio', at the tail of the queue of its traffic
+ * class, charging it to its ingress port.  Returns false, without taking 'm',
+ * if the queue is full. */
+static bool
+pfc_hold(struct netdev_dpdk_pfc *pfc, struct rte_mbuf *m, int prio,
+         uint64_t now)
+{
+    struct pfc_held h;
+    uint64_t orig;
+
+    h.pkt = m;
+    h.len = rte_pktmbuf_pkt_len(m);
+    h.prio = prio;
+    h.in_port = UINT16_MAX;
+    if (m->port < RTE_MAX_ETHPORTS) {
+        bool active;
+
+        atomic_read_relaxed(&pfc_ports[m->port].active, &active);
+        if (active) {
+            h.in_port = m->port;
+        }
+    }
+    if (!pfc_holdq_push(&pfc->q[pfc->cfg.prio_to_tc[prio]], &h)) {
+        return false;
+    }
+    if (h.in_port != UINT16_MAX) {
+        pfc_charge(&pfc_ports[h.in_port], prio, h.len, now);
+    }
+    atomic_add_relaxed(&pfc->held_pkts[prio], 1, &orig);
+    atomic_add_relaxed(&pfc->held_bytes[prio], h.len, &orig);
+    pfc->n_held++;
+    return true;
+}
+
+/* Hands the 'cnt' packets in 'pkts' to tx queue 'qid' of 'port_id', retrying
+ * while the driver takes some, as netdev-dpdk does.  With userspace TSO, the
+ * packets are prepared first and those after the first one the driver
+ * rejects are freed: '*n_bad' counts them.  Returns how many the driver took;
+ * the others, pkts[sent] up to the prepared count 'cnt - *n_bad', are left
+ * to the caller. */
+static int
+pfc_tx_burst(uint16_t port_id, int qid, struct rte_mbuf **pkts, int cnt,
+             int *n_bad)
+{
+    int n = cnt;
+    int sent = 0;
+
+    *n_bad = 0;
+    if (OVS_UNLIKELY(userspace_tso_enabled()) && cnt) {
+        n = rte_eth_tx_prepare(port_id, qid, pkts, cnt);
+        if (n < cnt) {
+            VLOG_WARN_RL(&rl, "dpdk port %"PRIu16": %d of %d packets fail "
+                         "tx preparation: %s", port_id, cnt - n, cnt,
+                         rte_strerror(rte_errno));
+            rte_pktmbuf_free_bulk(&pkts[n], cnt - n);
+            *n_bad = cnt - n;
+        }
+    }
+    while (sent < n) {
+        uint16_t k = rte_eth_tx_burst(port_id, qid, pkts + sent, n - sent);
+
+        if (!k) {
+            break;
+        }
+        sent += k;
+    }
+    return sent;
+}
+
+/* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
+ * and sends them.  Due PFC frames and releasable held packets go first.
+ * Packets whose traffic class is paused, or has packets already held, are
+ * held in order.  The others are handed to the NIC; what its tx ring refuses
+ * (the ring is kept small on PFC ports, see netdev_dpdk_pfc_txq_size()) is
+ * held too, instead of being dropped, so that a congested egress charges its
+ * ingress ports and ends in XOFF rather than loss.  A packet whose class
+ * queue is full is freed and counted as a hold drop.
  *
- * Compacts 'pkts' to the packets to send now and returns their number.  Sets
- * '*n_held' to the packets taken into hold queues and '*n_dropped' to those
- * freed. */
+ * Returns 0: no packet is left for the caller to send.  Sets '*n_taken' to
+ * the packets sent or held and '*n_dropped' to those freed; the two add up to
+ * 'cnt'. */
 int
 netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
                      struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
-                     int *n_held, int *n_dropped)
+                     int *n_taken, int *n_dropped)
 {
     uint64_t drops[PFC_N_PRIOS] = { 0 };
     int kept = 0, held = 0, dropped = 0;
+    int sent, n_bad, n_tx_full = 0;
     uint64_t now, max0;
+    uint16_t port_id;
     uint8_t blocked;
 
-    *n_held = *n_dropped = 0;
+    *n_taken = *n_dropped = 0;
     if (!pfc->port) {
         return cnt;
     }
+    port_id = pfc->port - pfc_ports;
 
     now = rte_get_tsc_cycles();
     if (pfc->cfg.enabled) {
@@ -798,45 +955,44 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     if (pfc->n_held) {
         pfc_drain(pfc, qid, blocked);
     }
+
     if (OVS_LIKELY(!blocked && !pfc->n_held)) {
-        pfc_check_late(pfc, pkts, cnt, max0, blocked);
-        return cnt;
+        kept = cnt;
+    } else {
+        for (int i = 0; i < cnt; i++) {
+            struct rte_mbuf *m = pkts[i];
+            int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
+                                           rte_pktmbuf_data_len(m),
+                                           pfc->cfg.default_priority);
+            int tc = pfc->cfg.prio_to_tc[prio];
+
+            if (!(blocked & (1u << tc)) && !pfc->q[tc].n) {
+                pkts[kept++] = m;
+            } else if (pfc_hold(pfc, m, prio, now)) {
+                held++;
+            } else {
+                rte_pktmbuf_free(m);
+                drops[prio]++;
+                dropped++;
+            }
+        }
     }
 
-    for (int i = 0; i < cnt; i++) {
+    pfc_check_late(pfc, pkts, kept, max0, blocked);
+    sent = pfc_tx_burst(port_id, qid, pkts, kept, &n_bad);
+    dropped += n_bad;
+
+    /* The tx ring is full: hold the rest, in order, behind nothing (their
+     * classes had no packets held, or they would have been held above). */
+    for (int i = sent; i < kept - n_bad; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
                                        rte_pktmbuf_data_len(m),
                                        pfc->cfg.default_priority);
-        int tc = pfc->cfg.prio_to_tc[prio];
-        struct pfc_held h;
-        uint64_t orig;
 
-        if (!(blocked & (1u << tc)) && !pfc->q[tc].n) {
-            pkts[kept++] = m;
-            continue;
-        }
-
-        h.pkt = m;
-        h.len = rte_pktmbuf_pkt_len(m);
-        h.prio = prio;
-        h.in_port = UINT16_MAX;
-        if (m->port < RTE_MAX_ETHPORTS) {
-            bool active;
-
-            atomic_read_relaxed(&pfc_ports[m->port].active, &active);
-            if (active) {
-                h.in_port = m->port;
-            }
-        }
-        if (pfc_holdq_push(&pfc->q[tc], &h)) {
-            if (h.in_port != UINT16_MAX) {
-                pfc_charge(&pfc_ports[h.in_port], prio, h.len, now);
-            }
-            atomic_add_relaxed(&pfc->held_pkts[prio], 1, &orig);
-            atomic_add_relaxed(&pfc->held_bytes[prio], h.len, &orig);
-            pfc->n_held++;
+        if (pfc_hold(pfc, m, prio, now)) {
             held++;
+            n_tx_full++;
         } else {
             rte_pktmbuf_free(m);
             drops[prio]++;
@@ -844,19 +1000,19 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
         }
     }
 
-    if (dropped) {
+    if (dropped || n_tx_full) {
         struct pfc_port *port = pfc->port;
 
         rte_spinlock_lock(&port->lock);
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             port->counters.hold_drops[n] += drops[n];
         }
+        port->tx_full_held += n_tx_full;
         rte_spinlock_unlock(&port->lock);
     }
-    pfc_check_late(pfc, pkts, kept, max0, blocked);
-    *n_held = held;
+    *n_taken = sent + held;
     *n_dropped = dropped;
-    return kept;
+    return 0;
 }
 
 /* Notes that the netdev on 'port_id' is being destroyed, so that a later
@@ -982,10 +1138,21 @@ pfc_show_port(struct ds *ds, struct pfc_port *port)
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
                   ", unsupported: %"PRIu64"\n",
                   c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);
-    uint64_t resp = pfc_response_bits(port->txq_size, 32, port->max_frame);
+    struct ds name = DS_EMPTY_INITIALIZER;
+    ds_put_format(ds, "  tx ring: %"PRIu32" descriptors (tx-ring-size=%s",
+                  port->txq_size,
+                  pfc_tx_ring_size_name(cfg->tx_ring_size, &name));
+    ds_destroy(&name);
+    if (port->ring_lim_known) {
+        ds_put_format(ds, "; driver allows %"PRIu32" to %"PRIu32" in steps "
+                      "of %"PRIu32, port->ring_lim.nb_min,
+                      port->ring_lim.nb_max, MAX(port->ring_lim.nb_align, 1));
+    }
+    ds_put_format(ds, "), tx-full held: %"PRIu64"\n", port->tx_full_held);
+    uint64_t resp = pfc_response_bits(port->txq_size, port->max_frame);
     ds_put_format(ds, "  response: worst case %"PRIu64" bit times (%"PRIu32
-                  " tx descriptors + 32-packet burst of %"PRIu32"-byte "
-                  "frames), bound %d bit times + PHY delay%s\n",
+                  " tx descriptors of %"PRIu32"-byte frames), bound %d bit "
+                  "times + PHY delay%s\n",
                   resp, port->txq_size, port->max_frame,
                   PFC_RESPONSE_BOUND_BITS,
                   resp > PFC_RESPONSE_BOUND_BITS ? ": EXCEEDED" : "");

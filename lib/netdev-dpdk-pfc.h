@@ -66,6 +66,9 @@ struct netdev_dpdk_pfc_port_info {
 
 int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *,
                          const struct netdev_dpdk_pfc_port_info *);
+uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
+                                  uint32_t interface_size, uint32_t mtu,
+                                  bool commit);
 void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
 bool netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *,
                            const struct smap *details);
@@ -79,7 +82,7 @@ int netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *,
 int netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt);
 int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
                          struct rte_mempool *mp, struct rte_mbuf **pkts,
-                         int cnt, int *n_held, int *n_dropped);
+                         int cnt, int *n_taken, int *n_dropped);
 void netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *, int qid,
                              struct rte_mempool *mp);
 

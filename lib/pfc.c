@@ -514,7 +514,7 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     static const char *const keys[] = {
         "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
         "queue-size", "default-priority", "link-speed", "cable-length",
-        "headroom-model", "xon-hysteresis",
+        "headroom-model", "xon-hysteresis", "tx-ring-size",
     };
     struct smap_node *node;
     uint64_t value;
@@ -535,7 +535,8 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
                               "(valid keys: pfc-enable, xoff-threshold, "
                               "xon-threshold, pause-quanta, queue-size, "
                               "default-priority, link-speed, cable-length, "
-                              "headroom-model, xon-hysteresis)", node->key);
+                              "headroom-model, xon-hysteresis, "
+                              "tx-ring-size)", node->key);
             return EINVAL;
         }
     }
@@ -592,6 +593,21 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         return EINVAL;
     }
     cfg->headroom_model = m;
+
+    const char *ring = smap_get_def(details, "tx-ring-size", "auto");
+    if (!strcmp(ring, "auto")) {
+        cfg->tx_ring_size = PFC_TX_RING_AUTO;
+    } else if (!strcmp(ring, "interface")) {
+        cfg->tx_ring_size = PFC_TX_RING_INTERFACE;
+    } else {
+        error = parse_range(details, "tx-ring-size", 1, PFC_TX_RING_MAX,
+                            "descriptors, or \"auto\" or \"interface\"",
+                            false, &value, &found, errp);
+        if (error) {
+            return error;
+        }
+        cfg->tx_ring_size = value;
+    }
 
     error = parse_range(details, "xoff-threshold", PFC_XOFF_MIN, PFC_XOFF_MAX,
                         "bytes", false, &value, &found, errp);
@@ -715,6 +731,21 @@ pfc_format_prios(struct ds *ds, uint8_t prios)
     }
 }
 
+/* Returns tx-ring-size 'size' as configured: "auto", "interface" or the
+ * number, formatted into 'ds' (which the caller destroys). */
+const char *
+pfc_tx_ring_size_name(uint32_t size, struct ds *ds)
+{
+    if (size == PFC_TX_RING_AUTO) {
+        return "auto";
+    } else if (size == PFC_TX_RING_INTERFACE) {
+        return "interface";
+    }
+    ds_clear(ds);
+    ds_put_format(ds, "%"PRIu32, size);
+    return ds_cstr(ds);
+}
+
 /* Stores the explicitly configurable keys of 'cfg' into 'details'. */
 void
 pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
@@ -745,6 +776,10 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     if (cfg->link_speed) {
         smap_add_format(details, "link-speed", "%"PRIu64, cfg->link_speed);
     }
+    ds_init(&d);
+    smap_add(details, "tx-ring-size",
+             pfc_tx_ring_size_name(cfg->tx_ring_size, &d));
+    ds_destroy(&d);
 }
 
 /* Returns true if 'a' and 'b' configure a port identically, ignoring the
@@ -762,7 +797,8 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->pause_quanta == b->pause_quanta
             && a->queue_size == b->queue_size
             && a->default_priority == b->default_priority
-            && a->link_speed == b->link_speed);
+            && a->link_speed == b->link_speed
+            && a->tx_ring_size == b->tx_ring_size);
 }
 
 /* Counts the received valid PFC frame 'frame', which caused 'transitions'
@@ -869,15 +905,66 @@ pfc_derive_thresholds(const struct pfc_config *cfg,
     return 0;
 }
 
-/* Returns the worst case, in bit times, of what a port still sends after it
- * reads a PFC frame: a full tx ring of 'tx_desc' descriptors plus one burst
- * of 'burst' packets, every one a 'max_frame'-byte frame with 20 bytes of
- * preamble and inter-packet gap.  Compare with PFC_RESPONSE_BOUND_BITS
- * (seed 000 4.6). */
+/* Returns the worst case, in bit times, of what a port still sends after its
+ * PMD thread reads a PFC frame: a full tx ring of 'tx_desc' descriptors, every
+ * one a 'max_frame'-byte frame with 20 bytes of preamble and inter-packet
+ * gap.  Compare with PFC_RESPONSE_BOUND_BITS (seed 000 4.6).
+ *
+ * Nothing more is handed to the NIC for a paused class once the frame is read
+ * (the "sent while paused" count of pfc/show checks it), so the ring is the
+ * whole of it.  The time the frame waits in the receive ring before the PMD
+ * thread reads it is not included: software cannot bound it. */
 uint64_t
-pfc_response_bits(uint32_t tx_desc, uint32_t burst, uint32_t max_frame)
+pfc_response_bits(uint32_t tx_desc, uint32_t max_frame)
 {
-    return ((uint64_t) tx_desc + burst) * ((uint64_t) max_frame + 20) * 8;
+    return (uint64_t) tx_desc * ((uint64_t) max_frame + 20) * 8;
+}
+
+/* Returns the largest tx ring, in descriptors, whose worst-case response
+ * (pfc_response_bits()) with 'max_frame'-byte frames stays within
+ * PFC_RESPONSE_BOUND_BITS, but at least 1: one frame of up to 1772 bytes
+ * fits in the bound, none larger does. */
+uint32_t
+pfc_tx_ring_bound(uint32_t max_frame)
+{
+    uint64_t per_desc = ((uint64_t) max_frame + 20) * 8;
+
+    return MAX(1, PFC_RESPONSE_BOUND_BITS / per_desc);
+}
+
+/* Returns the tx ring size, in descriptors, for a PFC port (issue
+ * "headroom": PFC ports get a tx ring sized to stay within the response bound
+ * where the driver allows it):
+ *
+ *   - 'tx_ring_size' PFC_TX_RING_INTERFACE: 'interface_size', the Interface's
+ *     n_txq_desc, untouched, as without PFC.
+ *
+ *   - PFC_TX_RING_AUTO: pfc_tx_ring_bound('max_frame'), then fitted to
+ *     'lim'.
+ *
+ *   - 1..PFC_TX_RING_MAX: that many descriptors, fitted to 'lim'.
+ *
+ * Fitting raises the ring to lim->nb_min, rounds it up to a multiple of
+ * lim->nb_align, and lowers it to the largest multiple within lim->nb_max,
+ * so that the driver's queue setup cannot fail on the size. */
+uint32_t
+pfc_tx_ring_size(uint32_t tx_ring_size, uint32_t interface_size,
+                 uint32_t max_frame, const struct pfc_ring_limits *lim)
+{
+    uint32_t align = MAX(lim->nb_align, 1);
+    uint64_t ring;
+
+    if (tx_ring_size == PFC_TX_RING_INTERFACE) {
+        return interface_size;
+    }
+    ring = (tx_ring_size == PFC_TX_RING_AUTO ? pfc_tx_ring_bound(max_frame)
+            : tx_ring_size);
+    ring = MAX(ring, lim->nb_min);
+    ring = ROUND_UP(ring, align);
+    if (lim->nb_max && ring > lim->nb_max) {
+        ring = ROUND_DOWN(lim->nb_max, align);
+    }
+    return MAX(ring, 1);
 }
 
 /* Adds a sample of 'ns' nanoseconds to 's', replacing the oldest once

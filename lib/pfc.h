@@ -230,6 +230,13 @@ struct pfc_config {
                                  * 0..7 (default 0). */
     uint64_t link_speed;        /* link-speed override in bit/s, 0 for the
                                  * link's own speed. */
+    uint32_t tx_ring_size;      /* tx-ring-size: descriptors per tx queue,
+                                 * 1..4096, or PFC_TX_RING_AUTO (default:
+                                 * the smallest ring within the 802.1Qbb
+                                 * response bound, seed 000 4.6) or
+                                 * PFC_TX_RING_INTERFACE (the Interface's
+                                 * options:n_txq_desc).  See
+                                 * pfc_tx_ring_size(). */
     uint8_t tc_prios[PFC_N_PRIOS];  /* Bit n of tc_prios[tc]: priority n was
                                      * mapped to class tc by queue tc's
                                      * other_config:priorities. */
@@ -244,6 +251,9 @@ struct pfc_config {
 #define PFC_XOFF_MAX UINT32_MAX
 #define PFC_LINK_SPEED_MIN 1000000ULL           /* 1 Mb/s. */
 #define PFC_LINK_SPEED_MAX 1000000000000ULL     /* 1 Tb/s. */
+#define PFC_TX_RING_AUTO 0                      /* tx-ring-size=auto. */
+#define PFC_TX_RING_INTERFACE UINT32_MAX        /* tx-ring-size=interface. */
+#define PFC_TX_RING_MAX 4096    /* Descriptors: OVS's n_txq_desc limit. */
 
 int pfc_config_parse(const struct smap *details, struct pfc_config *,
                      char **errp);
@@ -253,6 +263,7 @@ void pfc_config_clear_queue(struct pfc_config *, uint32_t queue_id);
 void pfc_config_to_smap(const struct pfc_config *, struct smap *);
 bool pfc_config_equal(const struct pfc_config *, const struct pfc_config *);
 void pfc_format_prios(struct ds *, uint8_t prios);
+const char *pfc_tx_ring_size_name(uint32_t size, struct ds *);
 
 /* What a port can hold, from the datapath, for pfc_derive_thresholds(). */
 struct pfc_port_limits {
@@ -285,10 +296,23 @@ int pfc_derive_thresholds(const struct pfc_config *,
                           struct pfc_thresholds *, char **errp);
 
 /* Worst-case response of a software port to a PFC frame (seed 000 4.6):
- * everything already handed to the NIC still goes out. */
+ * after the PMD thread reads the frame, everything already handed to the NIC's
+ * tx ring still goes out. */
 #define PFC_RESPONSE_BOUND_BITS 14336   /* Bit times, plus the PHY delay. */
-uint64_t pfc_response_bits(uint32_t tx_desc, uint32_t burst,
-                           uint32_t max_frame);
+uint64_t pfc_response_bits(uint32_t tx_desc, uint32_t max_frame);
+
+/* What a DPDK driver accepts as the size of a tx ring (rte_eth_dev_info's
+ * tx_desc_lim), for pfc_tx_ring_size(). */
+struct pfc_ring_limits {
+    uint32_t nb_min;            /* Descriptors, smallest ring, 0 for none. */
+    uint32_t nb_max;            /* Descriptors, largest ring, >= nb_min. */
+    uint32_t nb_align;          /* Descriptors: the ring is a multiple of
+                                 * this, >= 1 (0 is taken as 1). */
+};
+
+uint32_t pfc_tx_ring_bound(uint32_t max_frame);
+uint32_t pfc_tx_ring_size(uint32_t tx_ring_size, uint32_t interface_size,
+                          uint32_t max_frame, const struct pfc_ring_limits *);
 
 /* Per-port management counters (seed 002 4.3 to 4.5, plus this switch's
  * own).  All count events since the port first had QoS type "pfc". */

@@ -439,11 +439,93 @@ test_derive(void)
     free(err);
     smap_destroy(&details);
 
-    /* Response bound: 2048 descriptors of 1522-byte frames are far beyond
-     * 14,336 bit times (seed 000 4.6). */
-    ovs_assert(pfc_response_bits(2048, 32, 1522)
-               == 2080ULL * 1542 * 8);
-    ovs_assert(pfc_response_bits(0, 1, 64) == 84 * 8);
+}
+
+/* The tx ring of a PFC port and its worst-case response (issue "headroom",
+ * seed 000 4.6). */
+static void
+test_ring(void)
+{
+    struct pfc_ring_limits any = { 0, 65535, 1 };
+    struct pfc_ring_limits ixgbe = { 32, 4096, 8 };
+    struct pfc_ring_limits odd = { 64, 1000, 32 };
+    struct smap details = SMAP_INITIALIZER(&details);
+    struct pfc_config cfg;
+    struct smap out;
+    char *err;
+
+    /* 2048 descriptors of 1522-byte frames are far beyond 14,336 bit
+     * times; one such frame is within it. */
+    ovs_assert(pfc_response_bits(2048, 1522) == 2048ULL * 1542 * 8);
+    ovs_assert(pfc_response_bits(1, 1522) == 12336);
+    ovs_assert(pfc_response_bits(1, 1522) <= PFC_RESPONSE_BOUND_BITS);
+    ovs_assert(pfc_response_bits(0, 64) == 0);
+
+    /* The bound in descriptors: 14336 / ((F + 20) * 8), at least 1. */
+    ovs_assert(pfc_tx_ring_bound(1522) == 1);
+    ovs_assert(pfc_tx_ring_bound(1772) == 1);     /* 1792 * 8 = 14336. */
+    ovs_assert(pfc_tx_ring_bound(9022) == 1);     /* None fits: still 1. */
+    ovs_assert(pfc_tx_ring_bound(64) == 21);      /* 14336 / 672. */
+    ovs_assert(pfc_tx_ring_bound(876) == 2);      /* 896 * 8 * 2 = 14336. */
+    ovs_assert(pfc_tx_ring_bound(877) == 1);
+    for (uint32_t f = 64; f <= 9216; f++) {
+        uint32_t b = pfc_tx_ring_bound(f);
+
+        ovs_assert(b == 1 || pfc_response_bits(b, f)
+                             <= PFC_RESPONSE_BOUND_BITS);
+        ovs_assert(pfc_response_bits(b + 1, f) > PFC_RESPONSE_BOUND_BITS);
+    }
+
+    /* auto: the bound, where the driver allows it. */
+    ovs_assert(pfc_tx_ring_size(PFC_TX_RING_AUTO, 2048, 1522, &any) == 1);
+    ovs_assert(pfc_tx_ring_size(PFC_TX_RING_AUTO, 2048, 64, &any) == 21);
+    ovs_assert(pfc_tx_ring_size(PFC_TX_RING_AUTO, 2048, 1522, &ixgbe) == 32);
+    ovs_assert(pfc_tx_ring_size(PFC_TX_RING_AUTO, 2048, 64, &ixgbe) == 32);
+    ovs_assert(pfc_tx_ring_size(PFC_TX_RING_AUTO, 2048, 64, &odd) == 64);
+    /* nb_align 0 is taken as 1. */
+    struct pfc_ring_limits zero = { 0, 0, 0 };
+    ovs_assert(pfc_tx_ring_size(PFC_TX_RING_AUTO, 2048, 64, &zero) == 21);
+
+    /* interface: n_txq_desc untouched, as without PFC. */
+    ovs_assert(pfc_tx_ring_size(PFC_TX_RING_INTERFACE, 2048, 1522, &ixgbe)
+               == 2048);
+
+    /* A number: fitted to the driver's minimum, alignment and maximum. */
+    ovs_assert(pfc_tx_ring_size(100, 2048, 1522, &any) == 100);
+    ovs_assert(pfc_tx_ring_size(100, 2048, 1522, &ixgbe) == 104);
+    ovs_assert(pfc_tx_ring_size(8, 2048, 1522, &ixgbe) == 32);
+    ovs_assert(pfc_tx_ring_size(4096, 2048, 1522, &odd) == 992);
+    ovs_assert(pfc_tx_ring_size(990, 2048, 1522, &odd) == 992);
+
+    /* Parsing: default auto; "interface"; 1..4096; errors name the key. */
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(cfg.tx_ring_size == PFC_TX_RING_AUTO);
+    smap_add(&details, "tx-ring-size", "interface");
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(cfg.tx_ring_size == PFC_TX_RING_INTERFACE);
+    smap_replace(&details, "tx-ring-size", "64");
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(cfg.tx_ring_size == 64);
+    smap_init(&out);
+    pfc_config_to_smap(&cfg, &out);
+    ovs_assert(!strcmp(smap_get(&out, "tx-ring-size"), "64"));
+    smap_destroy(&out);
+    smap_replace(&details, "tx-ring-size", "auto");
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    smap_init(&out);
+    pfc_config_to_smap(&cfg, &out);
+    ovs_assert(!strcmp(smap_get(&out, "tx-ring-size"), "auto"));
+    smap_destroy(&out);
+    static const char *const bad[] = { "0", "4097", "small", "-1", "" };
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+        smap_replace(&details, "tx-ring-size", bad[i]);
+        ovs_assert(pfc_config_parse(&details, &cfg, &err) == EINVAL);
+        ovs_assert(strstr(err, "other_config:tx-ring-size"));
+        ovs_assert(strstr(err, "from 1 to 4096"));
+        ovs_assert(strstr(err, "\"auto\" or \"interface\""));
+        free(err);
+    }
+    smap_destroy(&details);
 }
 
 static void
@@ -670,6 +752,7 @@ static const struct {
     { "tcs-blocked", test_tcs_blocked },
     { "xoff", test_xoff },
     { "derive", test_derive },
+    { "ring", test_ring },
     { "holdq", test_holdq },
     { "config", test_config },
     { "counters", test_counters },
