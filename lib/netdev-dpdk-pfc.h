@@ -83,6 +83,7 @@ int netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt);
 int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
                          struct rte_mempool *mp, struct rte_mbuf **pkts,
                          int cnt, int *n_taken, int *n_dropped);
+bool netdev_dpdk_pfc_tx_pending(const struct netdev_dpdk_pfc *);
 void netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *, int qid,
                              struct rte_mempool *mp);
 

@@ -377,7 +377,15 @@ class Bench:
 
     def qos_set(self, ports, **kv):
         """Gives every port in 'ports' one QoS of type pfc with other_config
-        'kv' (keys with '_' for '-')."""
+        'kv' (keys with '_' for '-').
+
+        tx-ring-size defaults to "interface" here: with the default "auto" a
+        port restarts whenever PFC is switched on or off (its tx ring
+        changes), which would put restarts into the alternating a/b windows,
+        and a net_pcap source with infinite_rx=1 cannot restart (its rx
+        queue setup fails on the second start).  The virtual devices ignore
+        the ring size, so the figures are those of the default."""
+        kv.setdefault("tx_ring_size", "interface")
         args = []
         for p in ports:
             args += ["--", "set", "Port", p, "qos=@q"]
