@@ -88,7 +88,10 @@ struct pfc_port {
                                          * cycles, for lock-free reads. */
     atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
     atomic_uint64_t rx_poll_tsc;        /* TSC of the end of the last poll of
-                                         * the port's receive queues.  A
+                                         * the port's receive queues, kept
+                                         * up to date only until it passes
+                                         * max_until (netdev_dpdk_pfc_rx()).
+                                         * A
                                          * pause is over only once the port
                                          * was polled no earlier than
                                          * PFC_POLL_GRACE_NS before its end,
@@ -591,8 +594,18 @@ netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
             rte_pktmbuf_free(m);
         }
     }
-    /* After the frames of this burst took effect. */
-    atomic_store_relaxed(&port->rx_poll_tsc, rte_get_tsc_cycles());
+    /* After the frames of this burst took effect.  Only while a pause may
+     * still be running: once a poll is stamped past the end of every pause,
+     * the stamp stays valid for pfc_blocked() and for the next frame's
+     * 'earliest' (only pauses that ended before it matter), and idle polls
+     * skip reading the TSC. */
+    uint64_t max, poll;
+
+    atomic_read_relaxed(&port->max_until, &max);
+    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
+    if (max > poll) {
+        atomic_store_relaxed(&port->rx_poll_tsc, rte_get_tsc_cycles());
+    }
     return kept;
 }
 
@@ -651,6 +664,33 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
         }
     }
     return blocked;
+}
+
+/* Returns true if pfc_tx_control() may have a PFC frame to send for 'pfc':
+ * an enabled priority has a charge, or an XOFF is in force.  A few loads;
+ * the racy read of 'asserted' is fine: it changes only under port->lock, and
+ * a stale value only costs taking it, or a frame one call later. */
+static inline bool
+pfc_control_pending(const struct netdev_dpdk_pfc *pfc)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t v;
+
+    if (!pfc->cfg.enabled) {
+        return false;
+    }
+    if (port->xoff.asserted) {
+        return true;
+    }
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (pfc->cfg.enabled & (1u << n)) {
+            atomic_read_relaxed(&port->charge_pkts[n], &v);
+            if (v) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 /* Sends the XOFF or XON that the ingress charges of this port call for, ahead
@@ -802,22 +842,13 @@ bool
 netdev_dpdk_pfc_tx_pending(const struct netdev_dpdk_pfc *pfc)
 {
     const struct pfc_port *port = pfc->port;
-    uint64_t max, v;
+    uint64_t max;
 
     if (!port) {
         return false;
     }
-    if (pfc->n_held || port->xoff.asserted) {
+    if (pfc->n_held || pfc_control_pending(pfc)) {
         return true;
-    }
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        if (pfc->cfg.enabled & (1u << n)) {
-            atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
-                                ->charge_pkts[n], &v);
-            if (v) {
-                return true;
-            }
-        }
     }
     atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->max_until,
                         &max);
@@ -994,7 +1025,7 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     uint64_t drops[PFC_N_PRIOS] = { 0 };
     int kept = 0, held = 0, dropped = 0;
     int sent, n_bad, n_tx_full = 0;
-    uint64_t now, max0;
+    uint64_t now, max0, poll;
     uint16_t port_id;
     uint8_t blocked;
 
@@ -1004,14 +1035,24 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     }
     port_id = pfc->port - pfc_ports;
 
-    now = rte_get_tsc_cycles();
-    if (pfc->cfg.enabled) {
-        pfc_tx_control(pfc, qid, mp, now);
-    }
     atomic_read_relaxed(&pfc->port->max_until, &max0);
-    blocked = pfc_blocked(pfc, now);
-    if (pfc->n_held) {
-        pfc_drain(pfc, qid, blocked);
+    atomic_read_relaxed(&pfc->port->rx_poll_tsc, &poll);
+    if (OVS_LIKELY(!pfc->n_held && max0 <= poll
+                   && !pfc_control_pending(pfc))) {
+        /* Every pause ended before a past poll, nothing is held and no PFC
+         * frame can be due: send as is, without reading the TSC. */
+        now = 0;
+        blocked = 0;
+        kept = cnt;
+    } else {
+        now = rte_get_tsc_cycles();
+        if (pfc->cfg.enabled) {
+            pfc_tx_control(pfc, qid, mp, now);
+        }
+        blocked = pfc_blocked(pfc, now);
+        if (pfc->n_held) {
+            pfc_drain(pfc, qid, blocked);
+        }
     }
 
     if (OVS_LIKELY(!blocked && !pfc->n_held)) {
@@ -1042,6 +1083,9 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
 
     /* The tx ring is full: hold the rest, in order, behind nothing (their
      * classes had no packets held, or they would have been held above). */
+    if (sent < kept - n_bad && !now) {
+        now = rte_get_tsc_cycles();
+    }
     for (int i = sent; i < kept - n_bad; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
