@@ -123,24 +123,6 @@ pfc_frame_encode(void *buf_, const struct eth_addr *src,
     return PFC_FRAME_LEN;
 }
 
-/* Returns the 802.1p priority, 0..7, of the frame of 'len' octets at 'data':
- * the PCP of its outer 802.1Q (or 802.1ad) tag, or 'default_priority' when it
- * is untagged or too short to tell. */
-int
-pfc_packet_priority(const void *data_, size_t len, int default_priority)
-{
-    const uint8_t *data = data_;
-
-    if (len >= ETH_HEADER_LEN + VLAN_HEADER_LEN) {
-        uint16_t type = get_be16(data + 12);
-
-        if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
-            return data[14] >> 5;
-        }
-    }
-    return default_priority;
-}
-
 /* Returns the duration of 'quanta' pause quanta (512 bit times each at
  * tb->link_speed) in ticks of a tb->hz clock, rounded up so that a pause is
  * never honoured for less than was asked.  'quanta' may be up to UINT32_MAX;

@@ -126,7 +126,24 @@ pfc_maybe_mac_control(const void *data_, size_t len)
 size_t pfc_frame_encode(void *buf, const struct eth_addr *src,
                         const struct pfc_frame *frame);
 
-int pfc_packet_priority(const void *data, size_t len, int default_priority);
+/* Returns the 802.1p priority, 0..7, of the frame of 'len' octets at 'data':
+ * the PCP of its outer 802.1Q (or 802.1ad) tag, or 'default_priority' when it
+ * is untagged or too short to tell.  Inline: the transmit path of a PFC port
+ * classifies every packet while a class is paused. */
+static inline int
+pfc_packet_priority(const void *data_, size_t len, int default_priority)
+{
+    const uint8_t *data = data_;
+
+    if (len >= ETH_HEADER_LEN + VLAN_HEADER_LEN) {
+        uint16_t type = (data[12] << 8) | data[13];
+
+        if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
+            return data[14] >> 5;
+        }
+    }
+    return default_priority;
+}
 
 /* Converts pause quanta to clock ticks. */
 struct pfc_timebase {
