@@ -155,7 +155,25 @@ struct netdev_dpdk_pfc {
                                      * (netdev_dpdk_pfc_tx_pending()). */
     atomic_uint64_t held_pkts[PFC_N_PRIOS];     /* Per priority, packets. */
     atomic_uint64_t held_bytes[PFC_N_PRIOS];    /* Per priority, bytes. */
+    atomic_uint64_t hold_drops[PFC_N_PRIOS];    /* Per priority, packets
+                                                 * dropped on a full class
+                                                 * queue since bind.  Folded
+                                                 * into the port's counters
+                                                 * on destroy. */
+    atomic_uint64_t tx_full_held;   /* Packets held because the tx ring was
+                                     * full, since bind (idem). */
 };
+
+/* Adds 'n' to 'counter', which only the holder of the QoS lock writes: a
+ * plain load and store, no locked instruction, for the transmit path. */
+static inline void
+pfc_count(atomic_uint64_t *counter, uint64_t n)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(counter, &v);
+    atomic_store_relaxed(counter, v + n);
+}
 
 static void
 pfc_ports_init(void)
@@ -419,8 +437,14 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
     if (port) {
         rte_spinlock_lock(&port->lock);
         for (int n = 0; n < PFC_N_PRIOS; n++) {
-            port->counters.hold_drops[n] += freed[n];
+            uint64_t d;
+
+            atomic_read_relaxed(&pfc->hold_drops[n], &d);
+            port->counters.hold_drops[n] += freed[n] + d;
         }
+        uint64_t full;
+        atomic_read_relaxed(&pfc->tx_full_held, &full);
+        port->tx_full_held += full;
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
@@ -943,9 +967,13 @@ static bool
 pfc_hold(struct netdev_dpdk_pfc *pfc, struct rte_mbuf *m, int prio,
          uint64_t now)
 {
+    struct pfc_holdq *q = &pfc->q[pfc->cfg.prio_to_tc[prio]];
     struct pfc_held h;
     uint64_t orig;
 
+    if (q->n >= q->cap) {
+        return false;
+    }
     h.pkt = m;
     h.len = rte_pktmbuf_pkt_len(m);
     h.prio = prio;
@@ -958,7 +986,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct rte_mbuf *m, int prio,
             h.in_port = m->port;
         }
     }
-    if (!pfc_holdq_push(&pfc->q[pfc->cfg.prio_to_tc[prio]], &h)) {
+    if (!pfc_holdq_push(q, &h)) {
         return false;
     }
     if (h.in_port != UINT16_MAX) {
@@ -1023,8 +1051,10 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
                      int *n_taken, int *n_dropped)
 {
     uint64_t drops[PFC_N_PRIOS] = { 0 };
+    struct rte_mbuf *to_free[PFC_TX_BURST];
     int kept = 0, held = 0, dropped = 0;
     int sent, n_bad, n_tx_full = 0;
+    unsigned int n_free = 0;
     uint64_t now, max0, poll;
     uint16_t port_id;
     uint8_t blocked;
@@ -1070,10 +1100,19 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
             } else if (pfc_hold(pfc, m, prio, now)) {
                 held++;
             } else {
-                rte_pktmbuf_free(m);
+                if (n_free < ARRAY_SIZE(to_free)) {
+                    to_free[n_free++] = m;
+                } else {
+                    rte_pktmbuf_free(m);
+                }
                 drops[prio]++;
                 dropped++;
             }
+        }
+        if (n_free) {
+            /* A paused class whose queue is full drops every packet: free
+             * them in one go. */
+            rte_pktmbuf_free_bulk(to_free, n_free);
         }
     }
 
@@ -1102,15 +1141,15 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
         }
     }
 
-    if (dropped || n_tx_full) {
-        struct pfc_port *port = pfc->port;
-
-        rte_spinlock_lock(&port->lock);
+    if (dropped) {
         for (int n = 0; n < PFC_N_PRIOS; n++) {
-            port->counters.hold_drops[n] += drops[n];
+            if (drops[n]) {
+                pfc_count(&pfc->hold_drops[n], drops[n]);
+            }
         }
-        port->tx_full_held += n_tx_full;
-        rte_spinlock_unlock(&port->lock);
+    }
+    if (n_tx_full) {
+        pfc_count(&pfc->tx_full_held, n_tx_full);
     }
     *n_taken = sent + held;
     *n_dropped = dropped;
@@ -1129,6 +1168,19 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         rte_spinlock_lock(&port->lock);
         port->dead = true;
         rte_spinlock_unlock(&port->lock);
+    }
+}
+
+/* Adds the hold drops that 'pfc' counted since it was bound to 'c'. */
+static void
+pfc_add_live_drops(const struct netdev_dpdk_pfc *pfc, struct pfc_counters *c)
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t d;
+
+        atomic_read_relaxed(&CONST_CAST(struct netdev_dpdk_pfc *, pfc)
+                            ->hold_drops[n], &d);
+        c->hold_drops[n] += d;
     }
 }
 
@@ -1165,6 +1217,9 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     }
     rte_spinlock_lock(&port->lock);
     c = port->counters;
+    if (port->conf) {
+        pfc_add_live_drops(port->conf, &c);
+    }
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
@@ -1205,10 +1260,13 @@ pfc_show_port(struct ds *ds, struct pfc_port *port)
 {
     const struct netdev_dpdk_pfc *pfc = port->conf;
     const struct pfc_config *cfg = &pfc->cfg;
-    const struct pfc_counters *c = &port->counters;
+    struct pfc_counters counters = port->counters;
+    const struct pfc_counters *c = &counters;
+    uint64_t tx_full;
     uint64_t now = rte_get_tsc_cycles();
     uint64_t q_ps = pfc_quantum_ps(&port->tb);
 
+    pfc_add_live_drops(pfc, &counters);
     ds_put_format(ds, "%s:\n", port->name);
     ds_put_format(ds, "  dpdk port %d, link speed %"PRIu64" bit/s (%s), "
                   "quantum %"PRIu64".%03"PRIu64" ns\n",
@@ -1250,7 +1308,10 @@ pfc_show_port(struct ds *ds, struct pfc_port *port)
                       "of %"PRIu32, port->ring_lim.nb_min,
                       port->ring_lim.nb_max, MAX(port->ring_lim.nb_align, 1));
     }
-    ds_put_format(ds, "), tx-full held: %"PRIu64"\n", port->tx_full_held);
+    atomic_read_relaxed(&CONST_CAST(struct netdev_dpdk_pfc *, pfc)
+                        ->tx_full_held, &tx_full);
+    ds_put_format(ds, "), tx-full held: %"PRIu64"\n",
+                  port->tx_full_held + tx_full);
     uint64_t resp = pfc_response_bits(port->txq_size, port->max_frame);
     ds_put_format(ds, "  response: worst case %"PRIu64" bit times (%"PRIu32
                   " tx descriptors of %"PRIu32"-byte frames), bound %d bit "
