@@ -665,9 +665,8 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
         uint64_t until, rx;
 
         atomic_read_relaxed(&port->until[n], &until);
-        if (now < until
-            || (poll + port->poll_grace < until
-                && now - until < port->tb.hz / 10)) {
+        if (pfc_pause_holds(until, now, poll, port->poll_grace,
+                            port->tb.hz / 10)) {
             int tc = pfc->cfg.prio_to_tc[n];
 
             paused |= 1u << n;
@@ -730,19 +729,15 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     struct pfc_frame frame;
     struct rte_mbuf *m;
     uint64_t sent = 0;
-    bool any = false;
 
+    if (!pfc_control_pending(pfc)) {
+        return;
+    }
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         if (pfc->cfg.enabled & (1u << n)) {
             atomic_read_relaxed(&port->charge[n], &charge[n]);
             atomic_read_relaxed(&port->charge_pkts[n], &charge_pkts[n]);
-            any = any || charge[n];
         }
-    }
-    if (!any && !port->xoff.asserted) {
-        /* Racy read of 'asserted' is fine: it changes only under
-         * port->lock, below, and a stale value only costs taking it. */
-        return;
     }
 
     rte_spinlock_lock(&port->lock);
@@ -1073,7 +1068,6 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
          * frame can be due: send as is, without reading the TSC. */
         now = 0;
         blocked = 0;
-        kept = cnt;
     } else {
         now = rte_get_tsc_cycles();
         if (pfc->cfg.enabled) {

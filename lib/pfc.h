@@ -334,6 +334,21 @@ int pfc_derive_thresholds(const struct pfc_config *,
                           const struct pfc_port_limits *,
                           struct pfc_thresholds *, char **errp);
 
+/* Returns true if a pause that ends at 'until' still holds its priority at
+ * 'now' (all TSC cycles) on a software port whose receive queues were last
+ * polled at 'last_poll'.  It holds until 'until', and then until the queues
+ * have been polled no earlier than 'grace' cycles before 'until', so that a
+ * refresh that arrived in time but waits unread in the rx ring is not missed
+ * while the PMD thread is descheduled; but never more than 'cap' cycles past
+ * 'until', for queues that are never polled again.  Seed 000 4.4 (pause
+ * timers); the grace and cap are this switch's own. */
+static inline bool
+pfc_pause_holds(uint64_t until, uint64_t now, uint64_t last_poll,
+                uint64_t grace, uint64_t cap)
+{
+    return now < until || (last_poll + grace < until && now - until < cap);
+}
+
 /* Worst-case response of a software port to a PFC frame (seed 000 4.6):
  * after the PMD thread reads the frame, everything already handed to the NIC's
  * tx ring still goes out. */

@@ -291,6 +291,21 @@ test_pause(void)
     ovs_assert(pfc_pause_total(&p, 2, 1412) == 1412);
     /* One that surely arrived after the end is a new pause. */
     ovs_assert(pfc_pause_receive(&p, &f, &tb10g, 3000, 2000) == 0x04);
+
+    /* When a pause releases its priority: until = 1000, grace 20, cap 500. */
+    ovs_assert(pfc_pause_holds(1000, 999, 999, 20, 500));   /* Running. */
+    ovs_assert(!pfc_pause_holds(1000, 1000, 990, 20, 500)); /* Polled in the
+                                                             * grace. */
+    ovs_assert(!pfc_pause_holds(1000, 1000, 980, 20, 500)); /* Boundary. */
+    ovs_assert(!pfc_pause_holds(1000, 1300, 1200, 20, 500));
+    ovs_assert(pfc_pause_holds(1000, 1000, 979, 20, 500));  /* Not polled
+                                                             * since: a
+                                                             * refresh may
+                                                             * wait unread. */
+    ovs_assert(pfc_pause_holds(1000, 1499, 500, 20, 500));
+    ovs_assert(!pfc_pause_holds(1000, 1500, 500, 20, 500)); /* Cap. */
+    ovs_assert(!pfc_pause_holds(0, 5, 0, 20, 500));         /* Never
+                                                             * paused. */
 }
 
 static void

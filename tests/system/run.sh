@@ -23,7 +23,7 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held congestion)
+       not_forwarded reconfig_held hold_full congestion)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
@@ -345,6 +345,29 @@ test_reconfig_held() {
     run_or_fail "ovs-vswitchd still answers" pfc_appctl version
     run_or_fail "pfc/show no longer lists dpdk-b" \
         bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b"
+    pfc_stop_pid "$pause_pid"
+    [ "$FAILS" -eq 0 ]
+}
+
+# A paused class whose hold queue is full drops, and counts, what does not
+# fit: queue-size 40, 100 frames of priority 3 while B pauses it.
+test_hold_full() {
+    local pause_pid
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M queue-size=40 \
+        xoff-threshold=100000 || return 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
+        --side B --prio 3 --time 65535 --interval 0.5 --duration 60
+    pause_pid=$PFC_LAST_PID
+    sleep 0.5
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 1:3 --count 100 --rate 1000 || FAILS=$((FAILS + 1))
+    wait_held 40 || FAILS=$((FAILS + 1))
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 60
+    check "pfc/show hold-drops of p3" \
+        "$(pfc_show dpdk-b | awk '$1 == "p3" { print $NF }')" -eq 60
     pfc_stop_pid "$pause_pid"
     [ "$FAILS" -eq 0 ]
 }
