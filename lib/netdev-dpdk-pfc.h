@@ -83,9 +83,9 @@ int netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt);
 int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
                          struct rte_mempool *mp, struct rte_mbuf **pkts,
                          int cnt, int *n_taken, int *n_dropped);
-bool netdev_dpdk_pfc_tx_pending(const struct netdev_dpdk_pfc *);
-void netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *, int qid,
-                             struct rte_mempool *mp);
+bool netdev_dpdk_pfc_tx_pending(struct netdev_dpdk_pfc *);
+int netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *, int qid,
+                            struct rte_mempool *mp, bool rx_polled);
 
 void netdev_dpdk_pfc_port_destruct(uint16_t port_id);
 void netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,

@@ -306,6 +306,36 @@ test_pause(void)
     ovs_assert(!pfc_pause_holds(1000, 1500, 500, 20, 500)); /* Cap. */
     ovs_assert(!pfc_pause_holds(0, 5, 0, 20, 500));         /* Never
                                                              * paused. */
+
+    /* Waiting for the end of a pause: until = 1000, grace 20. */
+    ovs_assert(pfc_release_wait(1000, 990, 985, 20) == 10); /* Polled within
+                                                             * the grace. */
+    ovs_assert(pfc_release_wait(1000, 980, 980, 20) == 20); /* Boundary. */
+    ovs_assert(pfc_release_wait(1000, 985, 979, 20) == 0);  /* Poll too old:
+                                                             * a refresh may
+                                                             * wait unread. */
+    ovs_assert(pfc_release_wait(1000, 1000, 995, 20) == 0); /* Ended. */
+    ovs_assert(pfc_release_wait(1000, 1005, 995, 20) == 0);
+    ovs_assert(pfc_release_wait(1000, 990, 0, 20) == 0);    /* May not
+                                                             * wait. */
+    /* Polling again first: until = 1000, grace 20, at most 30 before. */
+    uint64_t wait = 99;
+
+    ovs_assert(!pfc_repoll_wait(1000, 985, 985, 20, 30, &wait)); /* Poll is
+                                                                  * recent. */
+    ovs_assert(pfc_repoll_wait(1000, 960, 960, 20, 30, &wait) && wait == 20);
+    ovs_assert(pfc_repoll_wait(1000, 950, 950, 20, 30, &wait) && wait == 30);
+    ovs_assert(!pfc_repoll_wait(1000, 949, 949, 20, 30, &wait)); /* Too far
+                                                                  * off. */
+    ovs_assert(pfc_repoll_wait(1000, 990, 970, 20, 30, &wait) && !wait);
+    ovs_assert(pfc_repoll_wait(1000, 1005, 970, 20, 30, &wait) && !wait);
+    /* Then pfc_release_wait() takes over: poll at 980, now 980. */
+    ovs_assert(pfc_release_wait(1000, 980, 980, 20) == 20);
+
+    /* After the wait, the pause no longer holds. */
+    ovs_assert(!pfc_pause_holds(1000, 990 + pfc_release_wait(1000, 990, 985,
+                                                             20),
+                                985, 20, 500));
 }
 
 static void

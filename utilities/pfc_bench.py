@@ -291,6 +291,11 @@ def parse_pfc_show(text):
         if m:
             cur["sent_while_paused"] = int(m.group(1))
             continue
+        m = re.match(r"\s+release waits: (\d+), busy-waited (\d+) ns", line)
+        if m:
+            cur["release_waits"] = int(m.group(1))
+            cur["release_wait_ns"] = int(m.group(2))
+            continue
         toks = line.split()
         if toks and toks[0] == "prio":
             header = toks
@@ -748,8 +753,8 @@ class Bench:
                 self.qos_set(["sink"], pfc_enable="3,4", link_speed=speed)
                 time.sleep(0.3)
             bps = pfc_peer.parse_speed(speed)
-            n0 = (self.pfc_show("sink").get("sink", {}).get("samples", {})
-                  .get("timer error", {}).get("n"))
+            st0 = self.pfc_show("sink").get("sink", {})
+            n0 = st0.get("samples", {}).get("timer error", {}).get("n")
             p0 = self.pmd_preemptions()
             pause = pfc_peer.quanta_to_s(q, bps)
             # Some frames hold nothing (no priority-3 packet arrived during
@@ -779,15 +784,24 @@ class Bench:
                 # The summary covers the last 1024 events: it is this
                 # length's alone only if this length added as many.
                 entry["clean"] = entry["new"] >= 1024
+            if "release_waits" in st and "release_waits" in st0:
+                # What ending pauses on time cost the PMD thread.
+                entry["waits"] = st["release_waits"] - st0["release_waits"]
+                entry["wait_ns"] = (st["release_wait_ns"]
+                                    - st0["release_wait_ns"])
             per_len.append(entry)
             log("  %5d quanta at %s (%.1f us): %s" % (
                 q, speed, pause * 1e6,
                 "%d new samples, p50 %d ns, p99 %d ns, max %d ns, PMD "
-                "preempted %d times%s" % (
+                "preempted %d times%s%s" % (
                     entry["new"], te["p50"], te["p99"], te["max"],
                     entry["preempt"],
                     "" if entry["clean"] else
-                    " (window mixes earlier events)")
+                    " (window mixes earlier events)",
+                    "; busy-waited for %d pause ends, %.0f ns each" % (
+                        entry["waits"],
+                        entry["wait_ns"] / max(entry["waits"], 1))
+                    if "waits" in entry else "")
                 if "new" in entry else NA))
         self.results["timer"] = per_len
 
@@ -1208,13 +1222,17 @@ class Bench:
                 if "p99" in e:
                     print("  %5d quanta at %4s = %8.1f us: p50 %6d ns, p99 "
                           "%7d ns, max %8d ns, %d samples, %d PMD "
-                          "preemptions%s" % (
+                          "preemptions%s%s" % (
                               e["quanta"], e["speed"], e["pause_ns"] / 1e3,
                               e["p50"],
                               e["p99"], e["max"], e["new"], e["preempt"],
                               "" if e["clean"] else
                               " (fewer than 1024: summary mixes earlier "
-                              "events)"))
+                              "events)",
+                              "; %d release waits, %.0f ns each" % (
+                                  e["waits"],
+                                  e["wait_ns"] / max(e["waits"], 1))
+                              if "waits" in e else ""))
                 else:
                     print("  %5d quanta: %s" % (e["quanta"], NA))
         cb = self.results.get("c/b")
