@@ -954,6 +954,28 @@ pfc_note_release(struct netdev_dpdk_pfc *pfc, uint8_t blocked)
     pfc->next_release = next;
 }
 
+/* Sends the PFC frames due on 'pfc' at TSC 'now', then hands to tx queue
+ * 'qid' the held packets whose class may send again.  Returns the traffic
+ * classes blocked at 'now' (pfc_blocked()). */
+static uint8_t
+pfc_service(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+            uint64_t now)
+{
+    uint8_t blocked;
+
+    if (pfc->cfg.enabled) {
+        pfc_tx_control(pfc, qid, mp, now);
+    }
+    /* pfc_blocked() also notes when a new pause takes effect, so it runs
+     * even with nothing held. */
+    blocked = pfc_blocked(pfc, now);
+    if (pfc->n_held) {
+        pfc_drain(pfc, qid, blocked);
+        pfc_note_release(pfc, blocked);
+    }
+    return blocked;
+}
+
 /* Returns true if netdev_dpdk_pfc_tx_poll() has work on 'pfc': a PFC frame
  * may be due, a PFC frame was read since it last looked, or a held packet
  * may leave: its class may send, or the port's receive queues were polled
@@ -998,21 +1020,20 @@ netdev_dpdk_pfc_tx_pending(struct netdev_dpdk_pfc *pfc)
 }
 
 /* Busy-waits, if pfc_release_wait() says so, for the end of the pause that
- * holds the next packets to leave 'pfc', then hands them to tx queue 'qid'.
- * 'now' is the TSC.  If the pause ends a little later than that allows and
- * 'rx_polled' says that the caller can poll the port's receive queues again
- * at once, busy-waits for the time to do so (pfc_repoll_wait()) and returns
- * EAGAIN to ask for it.  Both waits together take at most
- * PFC_REPOLL_WAIT_NS + PFC_POLL_GRACE_NS, at most once per
+ * holds the next packets to leave 'pfc', then hands them to tx queue 'qid'
+ * (pfc_service(), with 'mp').  'now' is the TSC.  If the pause ends a little
+ * later than that allows and 'rx_polled' says that the caller can poll the
+ * port's receive queues again at once, busy-waits for the time to do so
+ * (pfc_repoll_wait()) and returns EAGAIN to ask for it.  Both waits together
+ * take at most PFC_REPOLL_WAIT_NS + PFC_POLL_GRACE_NS, at most once per
  * PFC_WAIT_INTERVAL_NS.  Returns 0 otherwise. */
 static int
-pfc_release_on_time(struct netdev_dpdk_pfc *pfc, int qid, uint64_t now,
-                    bool rx_polled)
+pfc_release_on_time(struct netdev_dpdk_pfc *pfc, int qid,
+                    struct rte_mempool *mp, uint64_t now, bool rx_polled)
 {
     struct pfc_port *port = pfc->port;
     uint64_t poll, wait, start = now;
     bool repoll = false;
-    uint8_t blocked;
 
     if (now < pfc->wait_ok && !pfc->repolled) {
         return 0;
@@ -1043,9 +1064,7 @@ pfc_release_on_time(struct netdev_dpdk_pfc *pfc, int qid, uint64_t now,
         pfc->repolled = true;
         return EAGAIN;
     }
-    blocked = pfc_blocked(pfc, now);
-    pfc_drain(pfc, qid, blocked);
-    pfc_note_release(pfc, blocked);
+    pfc_service(pfc, qid, mp, now);
     return 0;
 }
 
@@ -1062,7 +1081,6 @@ int
 netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *pfc, int qid,
                         struct rte_mempool *mp, bool rx_polled)
 {
-    uint8_t blocked;
     uint64_t now;
 
     if (!pfc->port) {
@@ -1070,20 +1088,10 @@ netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *pfc, int qid,
     }
     atomic_read_relaxed(&pfc->port->pause_gen, &pfc->seen_gen);
     now = rte_get_tsc_cycles();
-    if (pfc->cfg.enabled) {
-        pfc_tx_control(pfc, qid, mp, now);
-    }
-    /* pfc_blocked() also notes when a new pause takes effect, so it runs
-     * even with nothing held. */
-    blocked = pfc_blocked(pfc, now);
-    if (pfc->n_held) {
-        pfc_drain(pfc, qid, blocked);
-        pfc_note_release(pfc, blocked);
-        if (pfc->n_held) {
-            return pfc_release_on_time(pfc, qid, now, rx_polled);
-        }
-    }
-    return 0;
+    pfc_service(pfc, qid, mp, now);
+    return (pfc->n_held
+            ? pfc_release_on_time(pfc, qid, mp, now, rx_polled)
+            : 0);
 }
 
 /* Charges 'len' bytes and one packet of priority 'prio' to ingress port
@@ -1259,13 +1267,7 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
         blocked = 0;
     } else {
         now = rte_get_tsc_cycles();
-        if (pfc->cfg.enabled) {
-            pfc_tx_control(pfc, qid, mp, now);
-        }
-        blocked = pfc_blocked(pfc, now);
-        if (pfc->n_held) {
-            pfc_drain(pfc, qid, blocked);
-        }
+        blocked = pfc_service(pfc, qid, mp, now);
     }
 
     if (OVS_LIKELY(!blocked && !pfc->n_held)) {
