@@ -177,6 +177,10 @@ struct netdev_dpdk_pfc {
     struct pfc_config cfg;          /* Written under the QoS lock by
                                      * set_queue(), read by PMDs. */
     struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
+    struct pfc_xoff_params xparams; /* pfc-enable, 'thr', pause-quanta and
+                                     * the port's timebase, set at bind, for
+                                     * pfc_xoff_run() and
+                                     * pfc_control_pending(). */
     struct pfc_port *port;          /* Bound port, NULL before bind. */
     struct pfc_holdq q[PFC_N_PRIOS];    /* Hold queue per traffic class. */
     uint64_t tc_until[PFC_N_PRIOS];     /* TSC at which the pause that blocks
@@ -408,6 +412,15 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     port->repoll_wait = port->tb.hz * PFC_REPOLL_WAIT_NS / 1000000000;
     port->tb.link_speed = limits.link_speed;
     port->speed_from_link = !pfc->cfg.link_speed;
+    pfc->xparams = (struct pfc_xoff_params) {
+        .enabled = pfc->cfg.enabled,
+        .xoff_threshold = pfc->thr.xoff_bytes,
+        .xon_threshold = pfc->thr.xon_bytes,
+        .xoff_pkts = pfc->thr.xoff_pkts,
+        .xon_pkts = pfc->thr.xon_pkts,
+        .pause_quanta = pfc->cfg.pause_quanta,
+        .tb = port->tb,
+    };
     atomic_store_relaxed(&port->xoff_bytes_pub, pfc->thr.xoff_bytes);
     atomic_store_relaxed(&port->xoff_pkts_pub, pfc->thr.xoff_pkts);
     port->conf = pfc;
@@ -777,27 +790,33 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
 }
 
 /* Returns true if pfc_tx_control() may have a PFC frame to send for 'pfc':
- * an enabled priority has a charge, or an XOFF is in force.  A few loads;
- * the racy read of 'asserted' is fine: it changes only under port->lock, and
- * a stale value only costs taking it, or a frame one call later. */
+ * pfc_xoff_action() is not PFC_XOFF_NONE for an enabled priority.  A charge
+ * below XOFF costs nothing, so a port that holds packets from its own
+ * ingress does not take port->lock for every batch.  Lock-free: the reads of
+ * the charges and of the XOFF state are racy, which is fine: the XOFF state
+ * changes only under port->lock, and a stale value only costs taking it, or
+ * a frame one call later.  Reads the TSC into '*now', if it is 0, only while
+ * an XOFF is in force (its refresh time). */
 static inline bool
-pfc_control_pending(const struct netdev_dpdk_pfc *pfc)
+pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
 {
     struct pfc_port *port = pfc->port;
-    uint64_t v;
+    uint8_t asserted = port->xoff.asserted;
 
-    if (!pfc->cfg.enabled) {
-        return false;
-    }
-    if (port->xoff.asserted) {
-        return true;
-    }
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        if (pfc->cfg.enabled & (1u << n)) {
-            atomic_read_relaxed(&port->charge_pkts[n], &v);
-            if (v) {
-                return true;
-            }
+    for (uint32_t en = pfc->cfg.enabled; en; en &= en - 1) {
+        int n = raw_ctz(en);
+        bool in_force = asserted & (1u << n);
+        uint64_t charge, pkts;
+
+        atomic_read_relaxed(&port->charge[n], &charge);
+        atomic_read_relaxed(&port->charge_pkts[n], &pkts);
+        if (in_force && !*now) {
+            *now = rte_get_tsc_cycles();
+        }
+        if (pfc_xoff_action(&pfc->xparams, in_force, charge, pkts,
+                            port->xoff.refresh_at[n], *now)
+            != PFC_XOFF_NONE) {
+            return true;
         }
     }
     return false;
@@ -812,12 +831,11 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     struct pfc_port *port = pfc->port;
     uint64_t charge[PFC_N_PRIOS] = { 0 };
     uint64_t charge_pkts[PFC_N_PRIOS] = { 0 };
-    struct pfc_xoff_params params;
     struct pfc_frame frame;
     struct rte_mbuf *m;
     uint64_t sent = 0;
 
-    if (!pfc_control_pending(pfc)) {
+    if (!pfc_control_pending(pfc, &now)) {
         return;
     }
     for (int n = 0; n < PFC_N_PRIOS; n++) {
@@ -828,14 +846,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     }
 
     rte_spinlock_lock(&port->lock);
-    params.enabled = pfc->cfg.enabled;
-    params.xoff_threshold = pfc->thr.xoff_bytes;
-    params.xon_threshold = pfc->thr.xon_bytes;
-    params.xoff_pkts = pfc->thr.xoff_pkts;
-    params.xon_pkts = pfc->thr.xon_pkts;
-    params.pause_quanta = pfc->cfg.pause_quanta;
-    params.tb = port->tb;
-    if (!pfc_xoff_run(&port->xoff, &params, charge, charge_pkts, now,
+    if (!pfc_xoff_run(&port->xoff, &pfc->xparams, charge, charge_pkts, now,
                       &frame)) {
         rte_spinlock_unlock(&port->lock);
         return;
@@ -988,13 +999,13 @@ bool
 netdev_dpdk_pfc_tx_pending(struct netdev_dpdk_pfc *pfc)
 {
     struct pfc_port *port = pfc->port;
-    uint64_t gen, poll;
+    uint64_t gen, poll, now = 0;
     uint32_t idle;
 
     if (!port) {
         return false;
     }
-    if (pfc_control_pending(pfc)) {
+    if (pfc_control_pending(pfc, &now)) {
         return true;
     }
     atomic_read_relaxed(&port->pause_gen, &gen);
@@ -1259,10 +1270,12 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     atomic_read_explicit(&pfc->port->pause_gen, &gen0, memory_order_acquire);
     atomic_read_relaxed(&pfc->port->max_until, &max0);
     atomic_read_relaxed(&pfc->port->rx_poll_tsc, &poll);
+    now = 0;
     if (OVS_LIKELY(!pfc->n_held && max0 <= poll
-                   && !pfc_control_pending(pfc))) {
+                   && !pfc_control_pending(pfc, &now))) {
         /* Every pause ended before a past poll, nothing is held and no PFC
-         * frame can be due: send as is, without reading the TSC. */
+         * frame can be due: send as is, without reading the TSC (but
+         * pfc_control_pending() does while an XOFF is in force). */
         now = 0;
         blocked = 0;
     } else {

@@ -307,23 +307,23 @@ pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
         if (!(params->enabled & bit)) {
             continue;
         }
-        if (x->asserted & bit) {
-            if (charge[n] <= params->xon_threshold
-                && charge_pkts[n] <= params->xon_pkts) {
-                x->asserted &= ~bit;
-                frame->enable |= bit;
-                frame->time[n] = 0;
-            } else if (now >= x->refresh_at[n]) {
-                frame->enable |= bit;
-                frame->time[n] = params->pause_quanta;
-                x->refresh_at[n] = now + MAX(pause / 2, 1);
-            }
-        } else if (charge[n] >= params->xoff_threshold
-                   || charge_pkts[n] >= params->xoff_pkts) {
+        switch (pfc_xoff_action(params, x->asserted & bit, charge[n],
+                                charge_pkts[n], x->refresh_at[n], now)) {
+        case PFC_XOFF_XON:
+            x->asserted &= ~bit;
+            frame->enable |= bit;
+            frame->time[n] = 0;
+            break;
+        case PFC_XOFF_START:
+        case PFC_XOFF_REFRESH:
             x->asserted |= bit;
             frame->enable |= bit;
             frame->time[n] = params->pause_quanta;
             x->refresh_at[n] = now + MAX(pause / 2, 1);
+            break;
+        case PFC_XOFF_NONE:
+        default:
+            break;
         }
     }
     return frame->enable != 0;

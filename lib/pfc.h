@@ -213,6 +213,37 @@ struct pfc_xoff {
                                          * while the charge stays high. */
 };
 
+/* What pfc_xoff_run() does for one enabled priority. */
+enum pfc_xoff_action {
+    PFC_XOFF_NONE,              /* No frame names this priority. */
+    PFC_XOFF_START,             /* XOFF: the charge reached a threshold. */
+    PFC_XOFF_REFRESH,           /* XOFF again: half a pause since the last. */
+    PFC_XOFF_XON,               /* XON (time 0): the charge fell to XON. */
+};
+
+/* Returns what pfc_xoff_run() does at tick 'now' for an enabled priority
+ * whose charge is 'charge' bytes and 'charge_pkts' packets, for which XOFF is
+ * in force at the partner if 'asserted', and is due again at tick
+ * 'refresh_at' (read only if 'asserted').  Pure and cheap: transmit paths
+ * call it, with racy reads of the charges, to skip pfc_xoff_run() and its
+ * lock while no frame can be due. */
+static inline enum pfc_xoff_action
+pfc_xoff_action(const struct pfc_xoff_params *params, bool asserted,
+                uint64_t charge, uint64_t charge_pkts, uint64_t refresh_at,
+                uint64_t now)
+{
+    if (asserted) {
+        if (charge <= params->xon_threshold
+            && charge_pkts <= params->xon_pkts) {
+            return PFC_XOFF_XON;
+        }
+        return now >= refresh_at ? PFC_XOFF_REFRESH : PFC_XOFF_NONE;
+    }
+    return (charge >= params->xoff_threshold
+            || charge_pkts >= params->xoff_pkts
+            ? PFC_XOFF_START : PFC_XOFF_NONE);
+}
+
 void pfc_xoff_init(struct pfc_xoff *);
 bool pfc_xoff_run(struct pfc_xoff *, const struct pfc_xoff_params *,
                   const uint64_t charge[PFC_N_PRIOS],

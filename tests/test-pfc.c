@@ -28,6 +28,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "ovstest.h"
+#include "random.h"
 #include "smap.h"
 #include "util.h"
 
@@ -442,6 +443,65 @@ test_xoff(void)
     ovs_assert(f.enable == 0x08 && f.time[3] == 0);
 }
 
+/* pfc_xoff_action(), which transmit paths use to skip pfc_xoff_run() and its
+ * lock, says a frame is due exactly when pfc_xoff_run() sends one. */
+static void
+test_xoff_action(void)
+{
+    struct pfc_xoff_params params = {
+        .enabled = 0x18,
+        .xoff_threshold = 10000,
+        .xon_threshold = 5000,
+        .xoff_pkts = 100,
+        .xon_pkts = 50,
+        .pause_quanta = 1000,
+        .tb = tb10g,
+    };
+    uint64_t charge[8] = { 0 };
+    uint64_t pkts[8] = { 0 };
+    struct pfc_xoff x;
+    struct pfc_frame f;
+
+    /* A charge below XOFF, as held packets of the port's own ingress give:
+     * nothing due, whatever the time. */
+    ovs_assert(pfc_xoff_action(&params, false, 9999, 99, 0, 0)
+               == PFC_XOFF_NONE);
+    ovs_assert(pfc_xoff_action(&params, false, 9999, 99, 0, UINT64_MAX)
+               == PFC_XOFF_NONE);
+    ovs_assert(pfc_xoff_action(&params, false, 10000, 0, 0, 0)
+               == PFC_XOFF_START);
+    ovs_assert(pfc_xoff_action(&params, false, 0, 100, 0, 0)
+               == PFC_XOFF_START);
+    /* In force: XON once both are low, else a refresh when due. */
+    ovs_assert(pfc_xoff_action(&params, true, 5000, 50, 100, 0)
+               == PFC_XOFF_XON);
+    ovs_assert(pfc_xoff_action(&params, true, 5001, 50, 100, 99)
+               == PFC_XOFF_NONE);
+    ovs_assert(pfc_xoff_action(&params, true, 5000, 51, 100, 100)
+               == PFC_XOFF_REFRESH);
+
+    /* A random walk of the charges and the clock. */
+    pfc_xoff_init(&x);
+    random_set_seed(0x5fc);
+    for (uint64_t i = 0, t = 0; i < 100000; i++) {
+        bool due = false;
+
+        for (int n = 3; n <= 4; n++) {
+            charge[n] = random_range(12000);
+            pkts[n] = random_range(120);
+        }
+        t += random_range(30000);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (params.enabled & (1u << n)) {
+                due |= pfc_xoff_action(&params, x.asserted & (1u << n),
+                                       charge[n], pkts[n], x.refresh_at[n],
+                                       t) != PFC_XOFF_NONE;
+            }
+        }
+        ovs_assert(due == pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    }
+}
+
 static void
 test_derive(void)
 {
@@ -816,6 +876,7 @@ static const struct {
     { "pause", test_pause },
     { "tcs-blocked", test_tcs_blocked },
     { "xoff", test_xoff },
+    { "xoff-action", test_xoff_action },
     { "derive", test_derive },
     { "ring", test_ring },
     { "holdq", test_holdq },
