@@ -346,6 +346,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
 {
     struct pfc_ring_limits ring_lim;
     struct pfc_port_limits limits;
+    struct pfc_thresholds thr;
     struct pfc_port *port;
     bool from_link = false;
     bool ring_lim_known;
@@ -376,7 +377,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
                        + 4 /* FCS */;
     limits.mbufs = info->mbufs ? info->mbufs : UINT64_MAX;
     limits.mbuf_size = info->mbuf_size;
-    if (pfc_derive_thresholds(&pfc->cfg, &limits, &pfc->thr, &err)) {
+    if (pfc_derive_thresholds(&pfc->cfg, &limits, &thr, &err)) {
         VLOG_ERR("%s: QoS type pfc: %s; keeping the previous configuration",
                  info->name, err);
         pfc_port_set_error(port, info->name, err);
@@ -412,6 +413,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     port->repoll_wait = port->tb.hz * PFC_REPOLL_WAIT_NS / 1000000000;
     port->tb.link_speed = limits.link_speed;
     port->speed_from_link = !pfc->cfg.link_speed;
+    pfc->thr = thr;
     pfc->xparams = (struct pfc_xoff_params) {
         .enabled = pfc->cfg.enabled,
         .xoff_threshold = pfc->thr.xoff_bytes,
@@ -428,6 +430,38 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     atomic_store_relaxed(&port->active, true);
     rte_spinlock_unlock(&port->lock);
     return 0;
+}
+
+/* Derives the thresholds of 'pfc', bound to the port that 'info' describes,
+ * again (netdev_dpdk_pfc_bind()) after netdev-dpdk reconfigured that port:
+ * its MTU, mempool, tx ring or link speed may have changed since.  A
+ * transaction that sets a Port's qos and its Interface's mtu_request
+ * together, for example, binds the QoS before the new MTU takes effect, and
+ * headroom for 1522-byte frames is far short of what 9000-byte frames need.
+ * If the headroom no longer fits, the thresholds in force are kept, and the
+ * reason is logged and shown in pfc/show. */
+void
+netdev_dpdk_pfc_reconfigured(struct netdev_dpdk_pfc *pfc,
+                             const struct netdev_dpdk_pfc_port_info *info)
+{
+    struct pfc_thresholds old = pfc->thr;
+
+    if (!pfc->port || netdev_dpdk_pfc_bind(pfc, info)) {
+        return;
+    }
+    if (old.xoff_bytes != pfc->thr.xoff_bytes
+        || old.xon_bytes != pfc->thr.xon_bytes
+        || old.xoff_pkts != pfc->thr.xoff_pkts
+        || old.xon_pkts != pfc->thr.xon_pkts) {
+        const struct pfc_thresholds *t = &pfc->thr;
+
+        VLOG_INFO("%s: PFC thresholds derived again for MTU %"PRIu32": "
+                  "xoff %"PRIu64" %s, xon %"PRIu64" %s", info->name,
+                  info->mtu, t->derived ? t->xoff_pkts : t->xoff_bytes,
+                  t->derived ? "packets" : "bytes",
+                  t->derived ? t->xon_pkts : t->xon_bytes,
+                  t->derived ? "packets" : "bytes");
+    }
 }
 
 /* Returns the tx ring size, in descriptors, for DPDK port 'port_id' with QoS

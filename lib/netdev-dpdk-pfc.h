@@ -66,6 +66,8 @@ struct netdev_dpdk_pfc_port_info {
 
 int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *,
                          const struct netdev_dpdk_pfc_port_info *);
+void netdev_dpdk_pfc_reconfigured(struct netdev_dpdk_pfc *,
+                                 const struct netdev_dpdk_pfc_port_info *);
 uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
                                   uint32_t interface_size, uint32_t mtu,
                                   bool commit);
