@@ -28,6 +28,9 @@ Subcommands:
   refresher  keep a priority paused with PFC frames sent every INTERVAL while
              active; SIGUSR1 starts, SIGUSR2 stops and sends XON
   parse-show parse "ovs-appctl pfc/show" output (stdin) into JSON, for tests
+  stalls     busy-loop on one CPU and count the gaps in which the CPU did not
+             run this loop (hypervisor exits, interrupts): the noise that no
+             code on that CPU can avoid, for the latency figures
   run        the benchmark itself
 
 Run with the Debian interpreter, /usr/bin/python3 (python3-scapy,
@@ -314,6 +317,33 @@ def cmd_parse_show(args):
                      sort_keys=True))
 
 
+# ---------------------------------------------------------------------------
+# stalls
+
+def cmd_stalls(args):
+    """Busy-loops on CPU 'args.cpu' for 'args.seconds' and prints, as JSON,
+    how often and for how long the loop did not run: gaps of 2 us or more
+    between two reads of the clock, whose normal gap is well under 1 us."""
+    os.sched_setaffinity(0, {args.cpu})
+    clock = time.perf_counter_ns
+    gaps = []
+    end = clock() + int(args.seconds * 1e9)
+    prev = clock()
+    while prev < end:
+        now = clock()
+        if now - prev >= 2000:
+            gaps.append(now - prev)
+        prev = now
+    gaps.sort()
+    secs = args.seconds
+    out = {"cpu": args.cpu, "seconds": secs,
+           "per_s_2us": len(gaps) / secs,
+           "per_s_5us": sum(1 for g in gaps if g >= 5000) / secs,
+           "median_ns": gaps[len(gaps) // 2] if gaps else 0,
+           "lost_share": sum(gaps) / (secs * 1e9)}
+    print(json.dumps(out))
+
+
 # The phases, in the order of a full run.  "sink" must come before the
 # phases that use the pcap sink (cb, latency, timer, held, plot), "nulls"
 # before ba and ports.
@@ -328,6 +358,11 @@ class Bench:
         self.a = a
         self.ovs = a.ovs
         self.tmp = a.tmp
+        try:
+            with open(os.path.join(self.tmp, "stalls.json")) as f:
+                self.stalls = json.load(f)
+        except (OSError, ValueError):
+            self.stalls = None
         pid = open(os.path.join(self.tmp, "ovs-vswitchd.pid")).read().strip()
         self.vswitchd_pid = int(pid)
         self.uc = Unixctl(os.path.join(self.tmp,
@@ -1214,6 +1249,18 @@ class Bench:
                  self.pmd_preemptions() - self.preempt0,
                  (cpu1[0] - self.cpu0[0]) * 1e3 / hz,
                  (cpu1[1] - self.cpu0[1]) * 1e3 / hz))
+        st = self.stalls
+        if st:
+            print("Stalls: before ovs-vswitchd started, a busy loop on the "
+                  "PMD's CPU %d (pfc_bench.py stalls) stopped running %.0f "
+                  "times a second for 2 us or more (%.0f for 5 us or more; "
+                  "median %.1f us), %.2f%% of the time: time that no code on "
+                  "that CPU gets, which steal time does not show.  A "
+                  "latency sample that spans 5 us has a %.1f%% chance to "
+                  "be hit by such a stall, whatever the code does."
+                  % (st["cpu"], st["per_s_2us"], st["per_s_5us"],
+                     st["median_ns"] / 1000, st["lost_share"] * 100,
+                     st["per_s_2us"] * 5e-6 * 100))
         t = self.results.get("timer")
         if t:
             print("Timer error per pause length (the table shows the "
@@ -1263,7 +1310,8 @@ class Bench:
                       % (o, ", ".join(est)))
         print("Plot: %s" % self.a.png)
         with open(self.a.json, "w") as f:
-            json.dump({"results": self.results, "table": rows}, f, indent=1,
+            json.dump({"results": self.results, "table": rows,
+                       "stalls": self.stalls}, f, indent=1,
                       default=str)
         print("Raw results: %s" % self.a.json)
         self.perf_report()
@@ -1298,6 +1346,11 @@ def main():
 
     s = sub.add_parser("parse-show", help="parse pfc/show from stdin")
     s.set_defaults(func=cmd_parse_show)
+
+    s = sub.add_parser("stalls", help="measure the stalls of one CPU")
+    s.add_argument("--cpu", type=int, required=True)
+    s.add_argument("--seconds", type=float, default=2.0)
+    s.set_defaults(func=cmd_stalls)
 
     s = sub.add_parser("run", help="run the benchmark")
     s.add_argument("--ovs", required=True, help="OVS build tree")
