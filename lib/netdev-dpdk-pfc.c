@@ -102,7 +102,13 @@ struct pfc_port {
     /* Receive side: pause timers (seed 000 4.4). */
     struct pfc_pause pause;             /* [L] */
     struct pfc_timebase tb;             /* [L] TSC hz and link speed. */
-    bool speed_from_link;               /* [L] tb.link_speed is the link's. */
+    bool speed_from_link;               /* [L] tb.link_speed is the link's;
+                                         * if neither this nor the QoS key
+                                         * link-speed gave it, it is
+                                         * PFC_FALLBACK_LINK_SPEED, until
+                                         * the link comes up
+                                         * (netdev_dpdk_pfc_reconfigured()).
+                                         */
     atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC
                                          * cycles, for lock-free reads. */
     atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
@@ -287,6 +293,10 @@ netdev_dpdk_pfc_create(const struct smap *details,
     return 0;
 }
 
+/* Returns the speed of the link of 'port_id', in bit/s, with '*from_link'
+ * true, or PFC_FALLBACK_LINK_SPEED with '*from_link' false if the link is
+ * down or gives no speed (what a down link reports is the last or a nominal
+ * speed, not the one it will come up at). */
 static uint64_t
 pfc_link_speed(uint16_t port_id, bool *from_link)
 {
@@ -294,6 +304,7 @@ pfc_link_speed(uint16_t port_id, bool *from_link)
 
     memset(&link, 0, sizeof link);
     if (!rte_eth_link_get_nowait(port_id, &link)
+        && link.link_status == RTE_ETH_LINK_UP
         && link.link_speed && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN) {
         *from_link = true;
         return (uint64_t) link.link_speed * 1000000;
@@ -412,7 +423,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     port->wait_interval = port->tb.hz * PFC_WAIT_INTERVAL_NS / 1000000000;
     port->repoll_wait = port->tb.hz * PFC_REPOLL_WAIT_NS / 1000000000;
     port->tb.link_speed = limits.link_speed;
-    port->speed_from_link = !pfc->cfg.link_speed;
+    port->speed_from_link = from_link;
     pfc->thr = thr;
     pfc->xparams = (struct pfc_xoff_params) {
         .enabled = pfc->cfg.enabled,
@@ -433,8 +444,11 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
 }
 
 /* Derives the thresholds of 'pfc', bound to the port that 'info' describes,
- * again (netdev_dpdk_pfc_bind()) after netdev-dpdk reconfigured that port:
- * its MTU, mempool, tx ring or link speed may have changed since.  A
+ * again (netdev_dpdk_pfc_bind()) after netdev-dpdk reconfigured that port, or
+ * saw its link come up: its MTU, mempool, tx ring or link speed may have
+ * changed since.  A port whose link was down when the QoS was applied
+ * assumed PFC_FALLBACK_LINK_SPEED, which is wrong for any other speed: pause
+ * quanta and headroom are in bit times.  A
  * transaction that sets a Port's qos and its Interface's mtu_request
  * together, for example, binds the QoS before the new MTU takes effect, and
  * headroom for 1522-byte frames is far short of what 9000-byte frames need.
@@ -455,9 +469,10 @@ netdev_dpdk_pfc_reconfigured(struct netdev_dpdk_pfc *pfc,
         || old.xon_pkts != pfc->thr.xon_pkts) {
         const struct pfc_thresholds *t = &pfc->thr;
 
-        VLOG_INFO("%s: PFC thresholds derived again for MTU %"PRIu32": "
-                  "xoff %"PRIu64" %s, xon %"PRIu64" %s", info->name,
-                  info->mtu, t->derived ? t->xoff_pkts : t->xoff_bytes,
+        VLOG_INFO("%s: PFC thresholds derived again for MTU %"PRIu32" at "
+                  "%"PRIu64" bit/s: xoff %"PRIu64" %s, xon %"PRIu64" %s",
+                  info->name, info->mtu, pfc->port->tb.link_speed,
+                  t->derived ? t->xoff_pkts : t->xoff_bytes,
                   t->derived ? "packets" : "bytes",
                   t->derived ? t->xon_pkts : t->xon_bytes,
                   t->derived ? "packets" : "bytes");
@@ -1554,7 +1569,8 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_format(ds, "  dpdk port %d, link speed %"PRIu64" bit/s (%s), "
                   "quantum %"PRIu64".%03"PRIu64" ns\n",
                   snap->port_id, port->tb.link_speed,
-                  port->speed_from_link ? "link" : "link-speed",
+                  (snap->cfg.link_speed ? "link-speed"
+                   : port->speed_from_link ? "link" : "assumed"),
                   q_ps / 1000, q_ps % 1000);
     ds_put_cstr(ds, "  pfc-enable: ");
     pfc_format_prios(ds, cfg->enabled);
