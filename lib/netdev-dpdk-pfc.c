@@ -1664,7 +1664,6 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
     pfc_ports_init();
     for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
         struct pfc_port *port = &pfc_ports[i];
-
         bool show;
 
         rte_spinlock_lock(&port->lock);
