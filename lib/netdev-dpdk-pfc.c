@@ -613,6 +613,51 @@ netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *pfc, struct smap *details)
     pfc_config_to_smap(&pfc->cfg, details);
 }
 
+/* After a change of the priority to traffic class map of 'pfc': moves the
+ * held packets of each priority to its new class, in order, behind what
+ * that class holds (pfc_holdq_remap()), and frees, counting them as hold
+ * drops, those that do not fit.  Its caller holds the QoS lock, so no PMD
+ * thread uses 'pfc' meanwhile. */
+static void
+pfc_remap_held(struct netdev_dpdk_pfc *pfc)
+{
+    struct pfc_held *dropped;
+    size_t n_dropped;
+
+    pfc->blocked_until = 0;     /* The classes blocked may have changed. */
+    if (!pfc->n_held) {
+        return;
+    }
+    dropped = xmalloc(pfc->n_held * sizeof *dropped);
+    n_dropped = pfc_holdq_remap(pfc->q, pfc->cfg.prio_to_tc, dropped);
+    for (size_t i = 0; i < n_dropped; i++) {
+        const struct pfc_held *h = &dropped[i];
+        uint64_t orig;
+
+        pfc_discharge(h);
+        atomic_sub_relaxed(&pfc->held_pkts[h->prio], 1, &orig);
+        atomic_sub_relaxed(&pfc->held_bytes[h->prio], h->len, &orig);
+        pfc_count(&pfc->hold_drops[h->prio], 1);
+        rte_pktmbuf_free(h->pkt);
+    }
+    pfc->n_held -= n_dropped;
+    free(dropped);
+    if (n_dropped) {
+        VLOG_WARN("%s: PFC: %"PRIuSIZE" held packets dropped: their new "
+                  "traffic class had no room for them",
+                  pfc->port ? pfc->port->name : "?", n_dropped);
+    }
+    pfc->nonempty = 0;
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (pfc->q[tc].n) {
+            pfc->nonempty |= 1u << tc;
+        } else {
+            pfc->tc_until[tc] = 0;
+        }
+    }
+    pfc->next_release = 0;      /* Look again at the next tx_poll. */
+}
+
 /* Maps the priorities in 'details' to traffic class 'queue_id'.  The caller
  * holds the QoS lock.  Returns 0 or EINVAL, after logging why. */
 int
@@ -627,7 +672,7 @@ netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
                  pfc->port ? pfc->port->name : "?", err);
         free(err);
     }
-    pfc->blocked_until = 0;     /* The mapping may have changed. */
+    pfc_remap_held(pfc);        /* The mapping may have changed. */
     return error;
 }
 
@@ -638,7 +683,7 @@ void
 netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
 {
     pfc_config_clear_queue(&pfc->cfg, queue_id);
-    pfc->blocked_until = 0;     /* The mapping changed. */
+    pfc_remap_held(pfc);
 }
 
 /* Stores the other_config of traffic class 'queue_id' ("priorities") into

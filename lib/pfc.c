@@ -389,6 +389,54 @@ pfc_holdq_pop(struct pfc_holdq *q, uint32_t n)
     q->n -= n;
 }
 
+/* After a change of the priority to traffic class map 'prio_to_tc', moves
+ * the packets held in the class queues 'q' whose priority now maps to
+ * another class to the tail of that class's queue.  A priority's packets so
+ * stay in order (a bridge must not reorder the frames of one priority
+ * between a source and a destination, IEEE 802.1Q): those held before the
+ * change leave before those held after it, which the new queue gets.  All
+ * held packets of a priority are in the queue of the class it mapped to
+ * before (each change calls this), and they move together, in order.
+ * Packets that stay keep their place.  A packet that does not fit in its new
+ * queue is stored in 'dropped', which must have room for every held packet,
+ * for the caller to free and count.  Returns how many were dropped. */
+size_t
+pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
+                const uint8_t prio_to_tc[PFC_N_PRIOS],
+                struct pfc_held *dropped)
+{
+    size_t n_moved = 0, n_dropped = 0, total = 0;
+    struct pfc_held *moved;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        total += q[tc].n;
+    }
+    if (!total) {
+        return 0;
+    }
+    moved = xmalloc(total * sizeof *moved);
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        /* Rotate the queue once: packets that stay go back to its tail. */
+        for (uint32_t i = 0, n = q[tc].n; i < n; i++) {
+            struct pfc_held h = *pfc_holdq_peek(&q[tc], 0);
+
+            pfc_holdq_pop(&q[tc], 1);
+            if (prio_to_tc[h.prio] == tc) {
+                pfc_holdq_push(&q[tc], &h);
+            } else {
+                moved[n_moved++] = h;
+            }
+        }
+    }
+    for (size_t i = 0; i < n_moved; i++) {
+        if (!pfc_holdq_push(&q[prio_to_tc[moved[i].prio]], &moved[i])) {
+            dropped[n_dropped++] = moved[i];
+        }
+    }
+    free(moved);
+    return n_dropped;
+}
+
 /* Parses 's' as a list of priorities 0..7 separated by commas or spaces
  * ("3,4"), or the empty list ("" or "none"), into a bitmap in '*prios'. */
 static bool

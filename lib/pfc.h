@@ -272,6 +272,9 @@ void pfc_holdq_destroy(struct pfc_holdq *);
 bool pfc_holdq_push(struct pfc_holdq *, const struct pfc_held *);
 const struct pfc_held *pfc_holdq_peek(const struct pfc_holdq *, uint32_t i);
 void pfc_holdq_pop(struct pfc_holdq *, uint32_t n);
+size_t pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
+                       const uint8_t prio_to_tc[PFC_N_PRIOS],
+                       struct pfc_held *dropped);
 
 /* Configuration of a port with QoS type "pfc" (vswitchd/vswitch.xml). */
 struct pfc_config {

@@ -708,6 +708,74 @@ check_parse(struct pfc_config *cfg, int want_error, const char *needle,
 #define PARSE(CFG, ERR, NEEDLE, ...) \
     check_parse(CFG, ERR, NEEDLE, (const char *const[]) { __VA_ARGS__, NULL })
 
+/* pfc_holdq_remap(): a priority's held packets follow it to its new class,
+ * in order, behind what that class already holds; the rest stay put. */
+static void
+test_holdq_remap(void)
+{
+    uint8_t map[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    struct pfc_holdq q[PFC_N_PRIOS];
+    struct pfc_held dropped[16];
+    struct pfc_held h;
+    uintptr_t id = 0;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        pfc_holdq_init(&q[tc], 5);
+    }
+    memset(&h, 0, sizeof h);
+    /* Class 1: priority 1, #1 and #2.  Class 3: priority 3, #3 to #5.
+     * Class 6: priority 6, #6. */
+    for (int i = 0; i < 6; i++) {
+        static const uint8_t prios[] = { 1, 1, 3, 3, 3, 6 };
+
+        h.pkt = (void *) ++id;
+        h.prio = prios[i];
+        ovs_assert(pfc_holdq_push(&q[map[h.prio]], &h));
+    }
+    /* Nothing moves while the map stays. */
+    ovs_assert(pfc_holdq_remap(q, map, dropped) == 0);
+    ovs_assert(q[1].n == 2 && q[3].n == 3 && q[6].n == 1);
+
+    /* Priority 3 to class 1, behind #1 and #2, in order. */
+    map[3] = 1;
+    ovs_assert(pfc_holdq_remap(q, map, dropped) == 0);
+    ovs_assert(q[1].n == 5 && q[3].n == 0 && q[6].n == 1);
+    for (uint32_t i = 0; i < 5; i++) {
+        ovs_assert((uintptr_t) pfc_holdq_peek(&q[1], i)->pkt == i + 1);
+    }
+    ovs_assert((uintptr_t) pfc_holdq_peek(&q[6], 0)->pkt == 6);
+
+    /* Priority 1 to class 7 and priority 6 to class 1: #1, #2 leave class
+     * 1, #3..#5 keep their order there, #6 goes behind them. */
+    map[1] = 7;
+    map[6] = 1;
+    ovs_assert(pfc_holdq_remap(q, map, dropped) == 0);
+    ovs_assert(q[1].n == 4 && q[7].n == 2 && q[6].n == 0);
+    for (uint32_t i = 0; i < 4; i++) {
+        ovs_assert((uintptr_t) pfc_holdq_peek(&q[1], i)->pkt == i + 3);
+    }
+    ovs_assert((uintptr_t) pfc_holdq_peek(&q[7], 0)->pkt == 1);
+    ovs_assert((uintptr_t) pfc_holdq_peek(&q[7], 1)->pkt == 2);
+
+    /* A full new class: what does not fit is returned, in order. */
+    for (int i = 0; i < 3; i++) {
+        h.pkt = (void *) ++id;      /* #7, #8, #9: priority 5, class 5. */
+        h.prio = 5;
+        ovs_assert(pfc_holdq_push(&q[5], &h));
+    }
+    map[3] = map[6] = 5;            /* #3..#6 to class 5: room for 2. */
+    ovs_assert(pfc_holdq_remap(q, map, dropped) == 2);
+    ovs_assert(q[5].n == 5 && q[1].n == 0);
+    ovs_assert((uintptr_t) pfc_holdq_peek(&q[5], 3)->pkt == 3);
+    ovs_assert((uintptr_t) pfc_holdq_peek(&q[5], 4)->pkt == 4);
+    ovs_assert((uintptr_t) dropped[0].pkt == 5);
+    ovs_assert((uintptr_t) dropped[1].pkt == 6);
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        pfc_holdq_destroy(&q[tc]);
+    }
+}
+
 static void
 test_config(void)
 {
@@ -880,6 +948,7 @@ static const struct {
     { "derive", test_derive },
     { "ring", test_ring },
     { "holdq", test_holdq },
+    { "holdq-remap", test_holdq_remap },
     { "config", test_config },
     { "counters", test_counters },
     { "samples", test_samples },

@@ -23,7 +23,7 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held hold_full congestion)
+       not_forwarded reconfig_held remap_held hold_full congestion)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
@@ -353,6 +353,61 @@ test_reconfig_held() {
     run_or_fail "pfc/show no longer lists dpdk-b" \
         bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b"
     pfc_stop_pid "$pause_pid"
+    [ "$FAILS" -eq 0 ]
+}
+
+# A change of the priority to traffic class map while packets are held keeps
+# each priority in order.  B pauses priority 3 of dpdk-b; 100 p3 frames are
+# held in class 3; priority 3 is mapped to class 1; 100 more are held, now in
+# class 1; then XON.  Class 1 is drained before class 3, so without moving
+# the first 100 to class 1 the second 100 would overtake them.  B must get
+# all 200 in order.
+test_remap_held() {
+    local pause_pid recv_pid rec i
+    pfc_setup "$OVS" || return 1
+    rec=$PFC_TMP/remap.json
+    tc3() { pfc_show dpdk-b | awk '$1 == "p3" { print $2 }'; }
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
+        --out "$rec" --ready "$PFC_TMP/recv.ready" --duration 60
+    recv_pid=$PFC_LAST_PID
+    for i in $(seq 50); do
+        [ -e "$PFC_TMP/recv.ready" ] && break
+        sleep 0.1
+    done
+    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
+        --side B --prio 3 --time 65535 --interval 0.5 --duration 60 \
+        --xon-on-exit
+    pause_pid=$PFC_LAST_PID
+    sleep 0.5
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 1:3 --count 100 --rate 1000 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    check "held in class 3" "$(tc3)" -eq 3
+
+    pfc_vsctl -- --id=@q1 create Queue other_config:priorities=1,3 \
+        -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:1=@q1 \
+        >/dev/null || FAILS=$((FAILS + 1))
+    for i in $(seq 50); do
+        [ "$(tc3)" = 1 ] && break
+        sleep 0.1
+    done
+    check "priority 3 now in class 1" "$(tc3)" -eq 1
+    check "still held after the change" "$(held_p3)" -eq 100
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 1:3 --count 100 --rate 1000 --start-seq 100 \
+        || FAILS=$((FAILS + 1))
+    wait_held 200 || FAILS=$((FAILS + 1))
+
+    pfc_stop_pid "$pause_pid"           # XON
+    wait_held 0 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$recv_pid"
+    run_or_fail "B got the 200 p3 frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 200
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
     [ "$FAILS" -eq 0 ]
 }
 
