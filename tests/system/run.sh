@@ -55,6 +55,17 @@ test_tools() {
     pfc_tmp || return 1
     pfc_net_setup loop || return 1
     run_or_fail "frame builder self-test" "$PFC_PY" "$PFC_PEER" selftest
+    # The benchmark's stall probe (utilities/pfc_bench.py stalls): a busy
+    # loop on CPU 0 for 0.2 s reports its gaps as JSON.
+    local st
+    st=$("$PFC_PY" "$PFC_REPO/utilities/pfc_bench.py" stalls --cpu 0 \
+         --seconds 0.2)
+    run_or_fail "pfc_bench.py stalls reports its gaps: $st" "$PFC_PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["cpu"] == 0 and d["seconds"] == 0.2
+assert d["per_s_2us"] >= d["per_s_5us"] >= 0 and 0 <= d["lost_share"] < 1
+' "$st"
     pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$PFC_TMP/a.pcap" || return 1
     run_or_fail "veth loop scenario" pfc_scenario loop --speed-a 10M \
         --count 300
@@ -285,6 +296,23 @@ held_p3() {
     pfc_show dpdk-b | awk '$1 == "p3" { print $5 }'
 }
 
+# pause_p3 [SEND-PFC-OPTION...]: B keeps priority 3 of dpdk-b paused
+# (65535 quanta, 3.4 s at 10M, refreshed every 0.5 s, for at most 60 s)
+# until pfc_stop_pid "$PAUSE_PID".
+pause_p3() {
+    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
+        --side B --prio 3 --time 65535 --interval 0.5 --duration 60 "$@"
+    PAUSE_PID=$PFC_LAST_PID
+    sleep 0.5
+}
+
+# send_p3 COUNT [FIRST-SEQ]: A sends COUNT frames of priority 3, stream 1,
+# at 1000 a second, numbered from FIRST-SEQ (default 0).
+send_p3() {
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 1:3 --count "$1" --rate 1000 --start-seq "${2:-0}"
+}
+
 # wait_held N: waits up to 10 s until dpdk-b holds N packets of priority 3.
 wait_held() {
     local i
@@ -300,7 +328,7 @@ wait_held() {
 # are freed (no leak: the mempool gets them back), counted as hold drops,
 # and logged; ovs-vswitchd keeps running.
 test_reconfig_held() {
-    local log free0 free1 pause_pid
+    local log free0 free1
     pfc_setup "$OVS" || return 1
     log=$PFC_TMP/ovs-vswitchd.log
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
@@ -309,12 +337,8 @@ test_reconfig_held() {
 
     # B keeps priority 3 of dpdk-b paused (65535 quanta at 10M = 3.4 s,
     # refreshed every 0.5 s); A sends 100 p3 frames, all held.
-    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
-        --side B --prio 3 --time 65535 --interval 0.5 --duration 60
-    pause_pid=$PFC_LAST_PID
-    sleep 0.5
-    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
-        --streams 1:3 --count 100 --rate 1000 || FAILS=$((FAILS + 1))
+    pause_p3
+    send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
 
     # Changing the QoS frees the 100 held packets.
@@ -338,9 +362,7 @@ test_reconfig_held() {
 
     # Hold 50 more under the new configuration, then delete the port.
     wait_held 0 || FAILS=$((FAILS + 1))
-    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
-        --streams 1:3 --count 50 --rate 1000 --start-seq 100 \
-        || FAILS=$((FAILS + 1))
+    send_p3 50 100 || FAILS=$((FAILS + 1))
     wait_held 50 || FAILS=$((FAILS + 1))
     pfc_vsctl del-port br0 dpdk-b || FAILS=$((FAILS + 1))
     for i in $(seq 50); do
@@ -352,7 +374,7 @@ test_reconfig_held() {
     run_or_fail "ovs-vswitchd still answers" pfc_appctl version
     run_or_fail "pfc/show no longer lists dpdk-b" \
         bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b"
-    pfc_stop_pid "$pause_pid"
+    pfc_stop_pid "$PAUSE_PID"
     [ "$FAILS" -eq 0 ]
 }
 
@@ -363,7 +385,7 @@ test_reconfig_held() {
 # the first 100 to class 1 the second 100 would overtake them.  B must get
 # all 200 in order.
 test_remap_held() {
-    local pause_pid recv_pid rec i
+    local recv_pid rec i
     pfc_setup "$OVS" || return 1
     rec=$PFC_TMP/remap.json
     tc3() { pfc_show dpdk-b | awk '$1 == "p3" { print $2 }'; }
@@ -375,13 +397,8 @@ test_remap_held() {
         [ -e "$PFC_TMP/recv.ready" ] && break
         sleep 0.1
     done
-    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
-        --side B --prio 3 --time 65535 --interval 0.5 --duration 60 \
-        --xon-on-exit
-    pause_pid=$PFC_LAST_PID
-    sleep 0.5
-    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
-        --streams 1:3 --count 100 --rate 1000 || FAILS=$((FAILS + 1))
+    pause_p3 --xon-on-exit
+    send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
     check "held in class 3" "$(tc3)" -eq 3
 
@@ -394,12 +411,10 @@ test_remap_held() {
     done
     check "priority 3 now in class 1" "$(tc3)" -eq 1
     check "still held after the change" "$(held_p3)" -eq 100
-    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
-        --streams 1:3 --count 100 --rate 1000 --start-seq 100 \
-        || FAILS=$((FAILS + 1))
+    send_p3 100 100 || FAILS=$((FAILS + 1))
     wait_held 200 || FAILS=$((FAILS + 1))
 
-    pfc_stop_pid "$pause_pid"           # XON
+    pfc_stop_pid "$PAUSE_PID"           # XON
     wait_held 0 || FAILS=$((FAILS + 1))
     sleep 0.5
     pfc_stop_pid "$recv_pid"
@@ -414,23 +429,18 @@ test_remap_held() {
 # A paused class whose hold queue is full drops, and counts, what does not
 # fit: queue-size 40, 100 frames of priority 3 while B pauses it.
 test_hold_full() {
-    local pause_pid
     pfc_setup "$OVS" || return 1
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M queue-size=40 \
         xoff-threshold=100000 || return 1
-    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
-        --side B --prio 3 --time 65535 --interval 0.5 --duration 60
-    pause_pid=$PFC_LAST_PID
-    sleep 0.5
-    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
-        --streams 1:3 --count 100 --rate 1000 || FAILS=$((FAILS + 1))
+    pause_p3
+    send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 40 || FAILS=$((FAILS + 1))
     pfc_stats_refresh
     check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
         -eq 60
     check "pfc/show hold-drops of p3" \
         "$(pfc_show dpdk-b | awk '$1 == "p3" { print $NF }')" -eq 60
-    pfc_stop_pid "$pause_pid"
+    pfc_stop_pid "$PAUSE_PID"
     [ "$FAILS" -eq 0 ]
 }
 
