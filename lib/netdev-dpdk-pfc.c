@@ -812,12 +812,13 @@ netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
     return kept;
 }
 
+/* Records in 'samples' of 'port' an interval from TSC 'start' to 'end'. */
 static void
 pfc_port_sample(struct pfc_port *port, struct pfc_samples *samples,
-                uint64_t ticks)
+                uint64_t start, uint64_t end)
 {
     rte_spinlock_lock(&port->lock);
-    pfc_samples_add(samples, pfc_ticks_to_ns(&port->tb, ticks));
+    pfc_samples_add(samples, pfc_ticks_to_ns(&port->tb, end - start), start);
     rte_spinlock_unlock(&port->lock);
 }
 
@@ -859,7 +860,7 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
             atomic_read_relaxed(&port->rx_tsc[n], &rx);
             if (rx && atomic_compare_exchange_strong(&port->rx_tsc[n], &rx,
                                                      0)) {
-                pfc_port_sample(port, &port->reaction, now - rx);
+                pfc_port_sample(port, &port->reaction, rx, now);
             }
         }
         blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
@@ -970,7 +971,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                 if (frame.time[n]) {
                     pfc_samples_add(&port->xoff_gen,
                                     pfc_ticks_to_ns(&port->tb,
-                                                    sent - cross));
+                                                    sent - cross), cross);
                 }
                 atomic_store_relaxed(&port->cross_tsc[n], 0);
             }
@@ -1019,7 +1020,7 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
             if (first && sent) {
                 if (handed > pfc->tc_until[tc]) {
                     pfc_port_sample(pfc->port, &pfc->port->timer_error,
-                                    handed - pfc->tc_until[tc]);
+                                    pfc->tc_until[tc], handed);
                 }
                 pfc->tc_until[tc] = 0;
                 first = false;
@@ -1733,12 +1734,88 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
     ds_destroy(&ds);
 }
 
-/* Registers "pfc/show [PORT]" (lib/pfc-unixctl.man). */
+/* The kinds of latency sample that "pfc/samples" prints, by name. */
+static const char *const pfc_sample_kinds[3] = {
+    "reaction", "timer-error", "xoff-generation",
+};
+
+/* "pfc/samples PORT [KIND]": the samples behind the percentiles of pfc/show,
+ * oldest first, each with the TSC at which its interval began.  They are
+ * copied under the port's lock and formatted without it, as for pfc/show. */
+static void
+pfc_unixctl_samples(struct unixctl_conn *conn, int argc, const char *argv[],
+                    void *aux OVS_UNUSED)
+{
+    struct pfc_samples *copy = xmalloc(3 * sizeof *copy);
+    struct ds ds = DS_EMPTY_INITIALIZER;
+    const char *error = "no such port with QoS type pfc";
+    int kind = -1;
+    uint64_t hz = 0;
+
+    if (argc > 2) {
+        for (int k = 0; k < ARRAY_SIZE(pfc_sample_kinds); k++) {
+            if (!strcmp(argv[2], pfc_sample_kinds[k])) {
+                kind = k;
+            }
+        }
+        if (kind < 0) {
+            unixctl_command_reply_error(conn, "unknown kind (allowed: "
+                                        "reaction, timer-error, "
+                                        "xoff-generation)");
+            free(copy);
+            return;
+        }
+    }
+
+    pfc_ports_init();
+    for (int i = 0; i < RTE_MAX_ETHPORTS && error; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+
+        rte_spinlock_lock(&port->lock);
+        if (port->conf && !strcmp(argv[1], port->name)) {
+            copy[0] = port->reaction;
+            copy[1] = port->timer_error;
+            copy[2] = port->xoff_gen;
+            hz = port->tb.hz;
+            error = NULL;
+        }
+        rte_spinlock_unlock(&port->lock);
+    }
+    if (error) {
+        unixctl_command_reply_error(conn, error);
+        free(copy);
+        return;
+    }
+
+    ds_put_format(&ds, "%s: tsc-hz %"PRIu64"\n", argv[1], hz);
+    ds_put_format(&ds, "  %-16s %20s %10s\n", "kind", "start-tsc", "ns");
+    for (int k = 0; k < ARRAY_SIZE(pfc_sample_kinds); k++) {
+        if (kind >= 0 && k != kind) {
+            continue;
+        }
+        for (size_t i = 0; i < pfc_samples_kept(&copy[k]); i++) {
+            uint32_t ns;
+            uint64_t at;
+
+            pfc_samples_get(&copy[k], i, &ns, &at);
+            ds_put_format(&ds, "  %-16s %20"PRIu64" %10"PRIu32"\n",
+                          pfc_sample_kinds[k], at, ns);
+        }
+    }
+    free(copy);
+    unixctl_command_reply(conn, ds_cstr(&ds));
+    ds_destroy(&ds);
+}
+
+/* Registers "pfc/show [PORT]" and "pfc/samples PORT [KIND]"
+ * (lib/pfc-unixctl.man). */
 void
 netdev_dpdk_pfc_register_commands(void)
 {
     pfc_ports_init();
     unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
                              NULL);
+    unixctl_command_register("pfc/samples", "port [kind]", 1, 2,
+                             pfc_unixctl_samples, NULL);
     pfc_headroom_register_commands();
 }

@@ -997,13 +997,36 @@ pfc_tx_ring_size(uint32_t tx_ring_size, uint32_t interface_size,
     return MAX(ring, 1);
 }
 
-/* Adds a sample of 'ns' nanoseconds to 's', replacing the oldest once
- * PFC_SAMPLES are kept. */
+/* Adds a sample of 'ns' nanoseconds, whose interval began at 'at' (any
+ * clock, kept as given), to 's', replacing the oldest once PFC_SAMPLES are
+ * kept. */
 void
-pfc_samples_add(struct pfc_samples *s, uint64_t ns)
+pfc_samples_add(struct pfc_samples *s, uint64_t ns, uint64_t at)
 {
     s->ns[s->n % PFC_SAMPLES] = MIN(ns, UINT32_MAX);
+    s->at[s->n % PFC_SAMPLES] = at;
     s->n++;
+}
+
+/* Returns how many samples 's' keeps: MIN(s->n, PFC_SAMPLES). */
+size_t
+pfc_samples_kept(const struct pfc_samples *s)
+{
+    return MIN(s->n, PFC_SAMPLES);
+}
+
+/* Stores in '*ns' and '*at' the 'i'th oldest sample that 's' keeps, 'i' in
+ * [0, pfc_samples_kept(s)). */
+void
+pfc_samples_get(const struct pfc_samples *s, size_t i,
+                uint32_t *ns, uint64_t *at)
+{
+    size_t k = pfc_samples_kept(s);
+    size_t slot = (s->n - k + i) % PFC_SAMPLES;
+
+    ovs_assert(i < k);
+    *ns = s->ns[slot];
+    *at = s->at[slot];
 }
 
 static int

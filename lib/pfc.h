@@ -458,10 +458,17 @@ struct pfc_counters {
 };
 
 /* The last PFC_SAMPLES latency samples of one kind, for percentiles
- * (issue "benchmark": pause reaction, timer error, XOFF generation). */
+ * (issue "benchmark": pause reaction, timer error, XOFF generation), each
+ * with the time of the event that started it, so that a sample can be set
+ * against what else happened then (pfc/samples; the benchmark sets them
+ * against the times the whole machine was frozen). */
 #define PFC_SAMPLES 1024
 struct pfc_samples {
     uint32_t ns[PFC_SAMPLES];   /* Samples in ns, saturated at UINT32_MAX. */
+    uint64_t at[PFC_SAMPLES];   /* When each sample's interval began, in the
+                                 * caller's clock (TSC cycles in
+                                 * netdev-dpdk-pfc: the PFC frame's read,
+                                 * the pause's end, the XOFF crossing). */
     uint64_t n;                 /* Samples ever added; the last
                                  * MIN(n, PFC_SAMPLES) are kept. */
 };
@@ -472,7 +479,10 @@ struct pfc_samples_summary {
     uint32_t p50, p99, max;     /* ns, over the kept samples; 0 if none. */
 };
 
-void pfc_samples_add(struct pfc_samples *, uint64_t ns);
+void pfc_samples_add(struct pfc_samples *, uint64_t ns, uint64_t at);
+size_t pfc_samples_kept(const struct pfc_samples *);
+void pfc_samples_get(const struct pfc_samples *, size_t i,
+                     uint32_t *ns, uint64_t *at);
 void pfc_samples_summarize(const struct pfc_samples *,
                            struct pfc_samples_summary *);
 

@@ -917,20 +917,35 @@ test_samples(void)
 
     /* 1..100 in a scrambled order: median 50, p99 99, max 100. */
     for (int i = 0; i < 100; i++) {
-        pfc_samples_add(&s, (i * 37) % 100 + 1);
+        pfc_samples_add(&s, (i * 37) % 100 + 1, 1000 + i);
     }
     pfc_samples_summarize(&s, &sum);
     ovs_assert(sum.n == 100 && sum.p50 == 50 && sum.p99 == 99);
     ovs_assert(sum.max == 100);
 
+    /* Oldest first, each with its own time. */
+    uint32_t ns;
+    uint64_t at;
+
+    ovs_assert(pfc_samples_kept(&s) == 100);
+    pfc_samples_get(&s, 0, &ns, &at);
+    ovs_assert(ns == 1 && at == 1000);
+    pfc_samples_get(&s, 99, &ns, &at);
+    ovs_assert(ns == (99 * 37) % 100 + 1 && at == 1099);
+
     /* Only the last PFC_SAMPLES are kept; huge values saturate. */
     for (int i = 0; i < PFC_SAMPLES; i++) {
-        pfc_samples_add(&s, 7);
+        pfc_samples_add(&s, 7, 5000 + i);
     }
-    pfc_samples_add(&s, UINT64_MAX);
+    pfc_samples_add(&s, UINT64_MAX, 42);
     pfc_samples_summarize(&s, &sum);
     ovs_assert(sum.n == 100 + PFC_SAMPLES + 1);
     ovs_assert(sum.p50 == 7 && sum.p99 == 7 && sum.max == UINT32_MAX);
+    ovs_assert(pfc_samples_kept(&s) == PFC_SAMPLES);
+    pfc_samples_get(&s, 0, &ns, &at);
+    ovs_assert(ns == 7 && at == 5001);
+    pfc_samples_get(&s, PFC_SAMPLES - 1, &ns, &at);
+    ovs_assert(ns == UINT32_MAX && at == 42);
 }
 
 static const struct {

@@ -140,6 +140,25 @@ test_timer_expiry() {
     check "pfc/show release waits" \
         "$(pfc_show dpdk-b | awk -F'[ ,]+' '/release waits:/ { print $4 }')" \
         -ge 1
+    # pfc/samples: one timer-error sample per pause, each stamped with the
+    # pause's end, so ends 2 and 3 follow the one before by at least the
+    # pause between them (5000 and 2000 quanta, 256 and 102.4 ms), and their
+    # largest error is pfc/show's max.
+    local samples show_max
+    samples=$(pfc_appctl pfc/samples dpdk-b timer-error)
+    pfc_log "$samples"
+    show_max=$(pfc_show dpdk-b | sed -n 's/.*timer error:.* max \([0-9]*\) ns/\1/p')
+    run_or_fail "pfc/samples: 3 pause ends, spaced by the pauses, max $show_max ns" \
+        "$PFC_PY" -c '
+import sys
+lines = sys.argv[1].splitlines()
+hz = int(lines[0].split()[-1])
+rows = [l.split() for l in lines[2:]]
+assert len(rows) == 3 and all(r[0] == "timer-error" for r in rows), rows
+at = [int(r[1]) for r in rows]
+assert at[1] - at[0] >= 0.256 * hz and at[2] - at[1] >= 0.1024 * hz, at
+assert max(int(r[2]) for r in rows) == int(sys.argv[2])
+' "$samples" "$show_max"
     [ "$FAILS" -eq 0 ]
 }
 
