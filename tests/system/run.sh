@@ -55,17 +55,56 @@ test_tools() {
     pfc_tmp || return 1
     pfc_net_setup loop || return 1
     run_or_fail "frame builder self-test" "$PFC_PY" "$PFC_PEER" selftest
-    # The benchmark's stall probe (utilities/pfc_bench.py stalls): a busy
-    # loop on CPU 0 for 0.2 s reports its gaps as JSON.
-    local st
-    st=$("$PFC_PY" "$PFC_REPO/utilities/pfc_bench.py" stalls --cpu 0 \
-         --seconds 0.2)
-    run_or_fail "pfc_bench.py stalls reports its gaps: $st" "$PFC_PY" -c '
+    # The benchmark's freeze probe (utilities/pfc-freeze-probe.c): built
+    # with cc, busy on CPU 0 for 0.2 s, it reports its gaps as JSON and logs
+    # each as "START END" TSC cycles (or "START END blind").
+    local st probe=$PFC_TMP/pfc-freeze-probe
+    run_or_fail "pfc-freeze-probe compiles" \
+        cc -O2 -Wall -Werror -o "$probe" \
+        "$PFC_REPO/utilities/pfc-freeze-probe.c"
+    st=$("$probe" --cpu 0 --seconds 0.2 --log "$PFC_TMP/freezes.txt")
+    run_or_fail "pfc-freeze-probe reports its gaps: $st" "$PFC_PY" -c '
 import json, sys
 d = json.loads(sys.argv[1])
-assert d["cpu"] == 0 and d["seconds"] == 0.2
-assert d["per_s_2us"] >= d["per_s_5us"] >= 0 and 0 <= d["lost_share"] < 1
-' "$st"
+assert d["cpu"] == 0 and 0.19 < d["seconds"] < 0.3
+assert d["tsc_hz"] > 1e8
+assert d["per_s_2us"] >= d["per_s_5us"] >= 0
+assert 0 <= d["late_2us_share"] <= d["lost_share"] < 1
+assert 0 <= d["blind_share"] < 1
+for line in open(sys.argv[2]):
+    w = line.split()
+    assert int(w[1]) - int(w[0]) >= 2e-6 * d["tsc_hz"]
+    assert len(w) == 2 or w[2] == "blind"
+' "$st" "$PFC_TMP/freezes.txt"
+    # pfc_bench.py parse-samples reads pfc/samples output.
+    run_or_fail "parse-samples reads pfc/samples" "$PFC_PY" -c '
+import json, subprocess, sys
+text = """p0: tsc-hz 1000000000
+  kind                        start-tsc         ns
+  reaction                        15000        100
+  timer-error                     25000        500
+  timer-error                     27000       2500
+"""
+r = subprocess.run([sys.executable, sys.argv[1], "parse-samples"],
+                   input=text, text=True, capture_output=True, check=True)
+d = json.loads(r.stdout)
+assert d == {"tsc_hz": 10**9,
+             "samples": {"reaction": [[15000, 100]],
+                         "timer-error": [[25000, 500], [27000, 2500]]}}, d
+' "$PFC_REPO/utilities/pfc_bench.py"
+    # The verdict of a latency figure and its two controls.
+    run_or_fail "pfc_bench.py lat_verdict" "$PFC_PY" -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+from pfc_bench import lat_verdict as v
+assert v(2000, 2000, 1024, 50) == "PASS"
+assert v(2001, 2000, 1000, 10) == "INCONCLUSIVE"  # 1 preemption per 100
+assert v(2001, 2000, 1000, 9) == "FAIL"
+# Over target no more often than an ideal timer: the machine decides.
+assert v(3000, 2000, 1024, 0, over=0.02, floor=0.025) == "INCONCLUSIVE"
+assert v(3000, 2000, 1024, 0, over=0.03, floor=0.025) == "FAIL"
+assert v(3000, 2000, 1024, 0, over=0.02) == "FAIL"
+' "$PFC_REPO/utilities"
     pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$PFC_TMP/a.pcap" || return 1
     run_or_fail "veth loop scenario" pfc_scenario loop --speed-a 10M \
         --count 300
