@@ -541,6 +541,18 @@ pfc_discharge(const struct pfc_held *h)
     }
 }
 
+/* Takes 'h', which is leaving a hold queue of 'pfc', off the held counts of
+ * 'pfc' and off the charge of its ingress port. */
+static void
+pfc_unhold(struct netdev_dpdk_pfc *pfc, const struct pfc_held *h)
+{
+    uint64_t orig;
+
+    pfc_discharge(h);
+    atomic_sub_relaxed(&pfc->held_pkts[h->prio], 1, &orig);
+    atomic_sub_relaxed(&pfc->held_bytes[h->prio], h->len, &orig);
+}
+
 /* Frees 'pfc'.  No thread may use it any more (the caller postponed this
  * with RCU).  Packets still held are freed and counted as hold drops. */
 void
@@ -632,11 +644,8 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc)
     n_dropped = pfc_holdq_remap(pfc->q, pfc->cfg.prio_to_tc, dropped);
     for (size_t i = 0; i < n_dropped; i++) {
         const struct pfc_held *h = &dropped[i];
-        uint64_t orig;
 
-        pfc_discharge(h);
-        atomic_sub_relaxed(&pfc->held_pkts[h->prio], 1, &orig);
-        atomic_sub_relaxed(&pfc->held_bytes[h->prio], h->len, &orig);
+        pfc_unhold(pfc, h);
         pfc_count(&pfc->hold_drops[h->prio], 1);
         rte_pktmbuf_free(h->pkt);
     }
@@ -994,11 +1003,17 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
 }
 
 /* Hands held packets of the classes not in 'blocked' to the NIC, oldest
- * first.  What the tx ring refuses stays held. */
+ * first.  What the tx ring refuses stays held.  With userspace TSO they are
+ * prepared first (rte_eth_tx_prepare()), as netdev-dpdk prepares what it
+ * sends: packets held because their class was paused were not, and
+ * preparing again those that the full ring refused is harmless.  A packet
+ * that fails preparation is freed, logged and counted as a hold drop; the
+ * packets behind it are still sent. */
 static void
 pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
 {
     uint16_t port_id = pfc->port - pfc_ports;
+    bool prepare = userspace_tso_enabled();
 
     for (uint32_t tcs = pfc->nonempty & ~blocked; tcs; tcs &= tcs - 1) {
         int tc = raw_ctz(tcs);
@@ -1008,15 +1023,20 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
         while (q->n) {
             struct rte_mbuf *burst[PFC_TX_BURST];
             uint16_t n = MIN(q->n, PFC_TX_BURST);
+            uint16_t n_ok, sent;
             uint64_t handed;
-            uint16_t sent;
 
             for (uint16_t i = 0; i < n; i++) {
                 burst[i] = pfc_holdq_peek(q, i)->pkt;
             }
+            if (OVS_UNLIKELY(prepare)) {
+                n_ok = rte_eth_tx_prepare(port_id, qid, burst, n);
+            } else {
+                n_ok = n;
+            }
             /* Timed when handed to the driver, as xoff_gen is. */
             handed = first ? rte_get_tsc_cycles() : 0;
-            sent = rte_eth_tx_burst(port_id, qid, burst, n);
+            sent = n_ok ? rte_eth_tx_burst(port_id, qid, burst, n_ok) : 0;
             if (first && sent) {
                 if (handed > pfc->tc_until[tc]) {
                     pfc_port_sample(pfc->port, &pfc->port->timer_error,
@@ -1026,17 +1046,26 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
                 first = false;
             }
             for (uint16_t i = 0; i < sent; i++) {
-                const struct pfc_held *h = pfc_holdq_peek(q, i);
-                uint64_t orig;
-
-                pfc_discharge(h);
-                atomic_sub_relaxed(&pfc->held_pkts[h->prio], 1, &orig);
-                atomic_sub_relaxed(&pfc->held_bytes[h->prio], h->len, &orig);
+                pfc_unhold(pfc, pfc_holdq_peek(q, i));
             }
             pfc_holdq_pop(q, sent);
             pfc->n_held -= sent;
-            if (sent < n) {
+            if (sent < n_ok) {
                 return;
+            }
+            if (n_ok < n) {
+                /* burst[n_ok], now at the head, fails preparation. */
+                const struct pfc_held *h = pfc_holdq_peek(q, 0);
+
+                VLOG_WARN_RL(&rl, "%s: PFC: held packet of priority %d "
+                             "dropped: it fails tx preparation: %s",
+                             pfc->port->name, h->prio,
+                             rte_strerror(rte_errno));
+                pfc_unhold(pfc, h);
+                pfc_count(&pfc->hold_drops[h->prio], 1);
+                rte_pktmbuf_free(h->pkt);
+                pfc_holdq_pop(q, 1);
+                pfc->n_held--;
             }
         }
         pfc->nonempty &= ~(1u << tc);

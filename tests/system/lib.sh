@@ -247,6 +247,10 @@ pfc_ovs_start() {
         other_config:dpdk-extra="--no-pci" \
         other_config:per-port-memory=true \
         other_config:pmd-cpu-mask="$PFC_PMD_MASK" || return 1
+    if [ -n "$PFC_OTHER_CONFIG" ]; then
+        # shellcheck disable=SC2086
+        pfc_vsctl --no-wait set Open_vSwitch . $PFC_OTHER_CONFIG || return 1
+    fi
     if [ -n "$PFC_SOCKET_MEM" ]; then
         pfc_vsctl --no-wait set Open_vSwitch . \
             other_config:dpdk-socket-mem="$PFC_SOCKET_MEM" || return 1

@@ -23,7 +23,7 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held remap_held hold_full congestion)
+       not_forwarded reconfig_held remap_held hold_full tso_held congestion)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
@@ -478,6 +478,40 @@ test_remap_held() {
     pfc_stop_pid "$recv_pid"
     run_or_fail "B got the 200 p3 frames in order" \
         "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 200
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# With userspace TSO, held packets are prepared for the NIC when they are
+# released (rte_eth_tx_prepare(), as netdev-dpdk does for what it sends):
+# 100 p3 frames held behind a pause all reach B, in order, after XON.
+test_tso_held() {
+    local recv_pid rec i
+    PFC_OTHER_CONFIG="other_config:userspace-tso-enable=true"
+    pfc_setup "$OVS" || return 1
+    rec=$PFC_TMP/tso.json
+    run_or_fail "log: userspace TSO enabled" \
+        grep -qi 'userspace TCP Segmentation Offloading support enabled' \
+        "$PFC_TMP/ovs-vswitchd.log"
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
+        --out "$rec" --ready "$PFC_TMP/recv.ready" --duration 60
+    recv_pid=$PFC_LAST_PID
+    for i in $(seq 50); do
+        [ -e "$PFC_TMP/recv.ready" ] && break
+        sleep 0.1
+    done
+    pause_p3 --xon-on-exit
+    send_p3 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    pfc_stop_pid "$PAUSE_PID"           # XON
+    wait_held 0 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$recv_pid"
+    run_or_fail "B got the 100 p3 frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 100
     pfc_stats_refresh
     check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
         -eq 0
