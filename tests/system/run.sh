@@ -23,7 +23,8 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held remap_held hold_full tso_held congestion)
+       not_forwarded reconfig_held remap_held hold_full tso_held
+       copies_charged congestion)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
@@ -515,6 +516,49 @@ test_tso_held() {
     pfc_stats_refresh
     check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
         -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# Copies made by the datapath are charged to the ingress port too.  A flow
+# outputs every frame from A to dpdk-b twice: the first output is a copy
+# (the datapath clones the packet, netdev-dpdk copies it into a new mbuf),
+# the second the frame itself.  While B pauses priority 3, 50 p3 frames are
+# held twice over, and dpdk-a's ingress charge must count all 100 packets;
+# after XON, all 100 reach B and the charge is back to 0.
+test_copies_charged() {
+    local recv_pid rec i
+    ingress_p3() { pfc_show dpdk-a | awk '$1 == "p3" { print $8 }'; }
+    pfc_setup "$OVS" || return 1
+    rec=$PFC_TMP/copies.json
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=10G xoff-threshold=1000000 \
+        || return 1
+    pfc_ofctl del-flows br0 in_port=dpdk-a || return 1
+    pfc_ofctl add-flow br0 \
+        in_port=dpdk-a,actions=output:dpdk-b,output:dpdk-b || return 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
+        --out "$rec" --ready "$PFC_TMP/recv.ready" --duration 60
+    recv_pid=$PFC_LAST_PID
+    for i in $(seq 50); do
+        [ -e "$PFC_TMP/recv.ready" ] && break
+        sleep 0.1
+    done
+    pause_p3 --xon-on-exit
+    send_p3 50 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    check "dpdk-a ingress charge of p3, packets" "$(ingress_p3)" -eq 100
+    pfc_stop_pid "$PAUSE_PID"           # XON
+    wait_held 0 || FAILS=$((FAILS + 1))
+    check "dpdk-a ingress charge of p3 after XON" "$(ingress_p3)" -eq 0
+    sleep 0.5
+    pfc_stop_pid "$recv_pid"
+    run_or_fail "B got each of the 50 p3 frames twice" "$PFC_PY" -c '
+import collections, json, sys
+seqs = [x[4] for x in json.load(open(sys.argv[1]))["data"] if x[1] == 1]
+count = collections.Counter(seqs)
+print("frames:", len(seqs), "distinct:", len(count))
+assert sorted(count) == list(range(50)) and set(count.values()) == {2}
+' "$rec"
     [ "$FAILS" -eq 0 ]
 }
 
