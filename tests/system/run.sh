@@ -372,6 +372,30 @@ send_p3() {
         --streams 1:3 --count "$1" --rate 1000 --start-seq "${2:-0}"
 }
 
+# start_recv FILE: B records what it receives into FILE (pfc_peer.py recv)
+# until xon_and_drain; returns once it listens.
+start_recv() {
+    local i
+    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
+        --out "$1" --ready "$PFC_TMP/recv.ready" --duration 60
+    RECV_PID=$PFC_LAST_PID
+    for i in $(seq 50); do
+        [ -e "$PFC_TMP/recv.ready" ] && return 0
+        sleep 0.1
+    done
+    pfc_log "FAIL: the receiver in B did not start"
+    FAILS=$((FAILS + 1))
+}
+
+# xon_and_drain: ends pause_p3 (with --xon-on-exit, B sends XON), waits
+# until dpdk-b holds nothing, then stops start_recv's receiver.
+xon_and_drain() {
+    pfc_stop_pid "$PAUSE_PID"
+    wait_held 0 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$RECV_PID"
+}
+
 # wait_held N: waits up to 10 s until dpdk-b holds N packets of priority 3.
 wait_held() {
     local i
@@ -444,18 +468,12 @@ test_reconfig_held() {
 # the first 100 to class 1 the second 100 would overtake them.  B must get
 # all 200 in order.
 test_remap_held() {
-    local recv_pid rec i
+    local rec i
     pfc_setup "$OVS" || return 1
     rec=$PFC_TMP/remap.json
     tc3() { pfc_show dpdk-b | awk '$1 == "p3" { print $2 }'; }
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
-        --out "$rec" --ready "$PFC_TMP/recv.ready" --duration 60
-    recv_pid=$PFC_LAST_PID
-    for i in $(seq 50); do
-        [ -e "$PFC_TMP/recv.ready" ] && break
-        sleep 0.1
-    done
+    start_recv "$rec"
     pause_p3 --xon-on-exit
     send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
@@ -473,10 +491,7 @@ test_remap_held() {
     send_p3 100 100 || FAILS=$((FAILS + 1))
     wait_held 200 || FAILS=$((FAILS + 1))
 
-    pfc_stop_pid "$PAUSE_PID"           # XON
-    wait_held 0 || FAILS=$((FAILS + 1))
-    sleep 0.5
-    pfc_stop_pid "$recv_pid"
+    xon_and_drain
     run_or_fail "B got the 200 p3 frames in order" \
         "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 200
     pfc_stats_refresh
@@ -489,7 +504,7 @@ test_remap_held() {
 # released (rte_eth_tx_prepare(), as netdev-dpdk does for what it sends):
 # 100 p3 frames held behind a pause all reach B, in order, after XON.
 test_tso_held() {
-    local recv_pid rec i
+    local rec
     PFC_OTHER_CONFIG="other_config:userspace-tso-enable=true"
     pfc_setup "$OVS" || return 1
     rec=$PFC_TMP/tso.json
@@ -497,20 +512,11 @@ test_tso_held() {
         grep -qi 'userspace TCP Segmentation Offloading support enabled' \
         "$PFC_TMP/ovs-vswitchd.log"
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
-        --out "$rec" --ready "$PFC_TMP/recv.ready" --duration 60
-    recv_pid=$PFC_LAST_PID
-    for i in $(seq 50); do
-        [ -e "$PFC_TMP/recv.ready" ] && break
-        sleep 0.1
-    done
+    start_recv "$rec"
     pause_p3 --xon-on-exit
     send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
-    pfc_stop_pid "$PAUSE_PID"           # XON
-    wait_held 0 || FAILS=$((FAILS + 1))
-    sleep 0.5
-    pfc_stop_pid "$recv_pid"
+    xon_and_drain
     run_or_fail "B got the 100 p3 frames in order" \
         "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 100
     pfc_stats_refresh
@@ -526,7 +532,7 @@ test_tso_held() {
 # held twice over, and dpdk-a's ingress charge must count all 100 packets;
 # after XON, all 100 reach B and the charge is back to 0.
 test_copies_charged() {
-    local recv_pid rec i
+    local rec
     ingress_p3() { pfc_show dpdk-a | awk '$1 == "p3" { print $8 }'; }
     pfc_setup "$OVS" || return 1
     rec=$PFC_TMP/copies.json
@@ -536,22 +542,13 @@ test_copies_charged() {
     pfc_ofctl del-flows br0 in_port=dpdk-a || return 1
     pfc_ofctl add-flow br0 \
         in_port=dpdk-a,actions=output:dpdk-b,output:dpdk-b || return 1
-    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
-        --out "$rec" --ready "$PFC_TMP/recv.ready" --duration 60
-    recv_pid=$PFC_LAST_PID
-    for i in $(seq 50); do
-        [ -e "$PFC_TMP/recv.ready" ] && break
-        sleep 0.1
-    done
+    start_recv "$rec"
     pause_p3 --xon-on-exit
     send_p3 50 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
     check "dpdk-a ingress charge of p3, packets" "$(ingress_p3)" -eq 100
-    pfc_stop_pid "$PAUSE_PID"           # XON
-    wait_held 0 || FAILS=$((FAILS + 1))
+    xon_and_drain
     check "dpdk-a ingress charge of p3 after XON" "$(ingress_p3)" -eq 0
-    sleep 0.5
-    pfc_stop_pid "$recv_pid"
     run_or_fail "B got each of the 50 p3 frames twice" "$PFC_PY" -c '
 import collections, json, sys
 seqs = [x[4] for x in json.load(open(sys.argv[1]))["data"] if x[1] == 1]
