@@ -1775,29 +1775,26 @@ static void
 pfc_unixctl_samples(struct unixctl_conn *conn, int argc, const char *argv[],
                     void *aux OVS_UNUSED)
 {
-    struct pfc_samples *copy = xmalloc(3 * sizeof *copy);
+    struct pfc_samples *copy;
     struct ds ds = DS_EMPTY_INITIALIZER;
-    const char *error = "no such port with QoS type pfc";
+    bool found = false;
     int kind = -1;
     uint64_t hz = 0;
 
-    if (argc > 2) {
-        for (int k = 0; k < ARRAY_SIZE(pfc_sample_kinds); k++) {
-            if (!strcmp(argv[2], pfc_sample_kinds[k])) {
-                kind = k;
-            }
-        }
-        if (kind < 0) {
-            unixctl_command_reply_error(conn, "unknown kind (allowed: "
-                                        "reaction, timer-error, "
-                                        "xoff-generation)");
-            free(copy);
-            return;
+    for (int k = 0; argc > 2 && k < ARRAY_SIZE(pfc_sample_kinds); k++) {
+        if (!strcmp(argv[2], pfc_sample_kinds[k])) {
+            kind = k;
         }
     }
+    if (argc > 2 && kind < 0) {
+        unixctl_command_reply_error(conn, "unknown kind (allowed: reaction, "
+                                    "timer-error, xoff-generation)");
+        return;
+    }
 
+    copy = xmalloc(ARRAY_SIZE(pfc_sample_kinds) * sizeof *copy);
     pfc_ports_init();
-    for (int i = 0; i < RTE_MAX_ETHPORTS && error; i++) {
+    for (int i = 0; i < RTE_MAX_ETHPORTS && !found; i++) {
         struct pfc_port *port = &pfc_ports[i];
 
         rte_spinlock_lock(&port->lock);
@@ -1806,19 +1803,16 @@ pfc_unixctl_samples(struct unixctl_conn *conn, int argc, const char *argv[],
             copy[1] = port->timer_error;
             copy[2] = port->xoff_gen;
             hz = port->tb.hz;
-            error = NULL;
+            found = true;
         }
         rte_spinlock_unlock(&port->lock);
     }
-    if (error) {
-        unixctl_command_reply_error(conn, error);
-        free(copy);
-        return;
-    }
 
-    ds_put_format(&ds, "%s: tsc-hz %"PRIu64"\n", argv[1], hz);
-    ds_put_format(&ds, "  %-16s %20s %10s\n", "kind", "start-tsc", "ns");
-    for (int k = 0; k < ARRAY_SIZE(pfc_sample_kinds); k++) {
+    if (found) {
+        ds_put_format(&ds, "%s: tsc-hz %"PRIu64"\n", argv[1], hz);
+        ds_put_format(&ds, "  %-16s %20s %10s\n", "kind", "start-tsc", "ns");
+    }
+    for (int k = 0; found && k < ARRAY_SIZE(pfc_sample_kinds); k++) {
         if (kind >= 0 && k != kind) {
             continue;
         }
@@ -1832,7 +1826,11 @@ pfc_unixctl_samples(struct unixctl_conn *conn, int argc, const char *argv[],
         }
     }
     free(copy);
-    unixctl_command_reply(conn, ds_cstr(&ds));
+    if (found) {
+        unixctl_command_reply(conn, ds_cstr(&ds));
+    } else {
+        unixctl_command_reply_error(conn, "no such port with QoS type pfc");
+    }
     ds_destroy(&ds);
 }
 

@@ -460,8 +460,8 @@ struct pfc_counters {
 /* The last PFC_SAMPLES latency samples of one kind, for percentiles
  * (issue "benchmark": pause reaction, timer error, XOFF generation), each
  * with the time of the event that started it, so that a sample can be set
- * against what else happened then (pfc/samples; the benchmark sets them
- * against the times the whole machine was frozen). */
+ * against what else happened then (pfc/samples; the benchmark counts the
+ * timer-error samples over target from them). */
 #define PFC_SAMPLES 1024
 struct pfc_samples {
     uint32_t ns[PFC_SAMPLES];   /* Samples in ns, saturated at UINT32_MAX. */

@@ -5,7 +5,7 @@
  * pfc-freeze-probe: finds the times that a CPU did not run the probe, for the
  * PFC benchmark (utilities/ovs-pfc-bench), which compiles and runs it.
  *
- * Usage: pfc-freeze-probe --cpu N [--seconds S] [--idle] [--log FILE]
+ * Usage: pfc-freeze-probe --cpu N [--seconds S] [--log FILE]
  *
  * Pins itself to CPU N and reads the time stamp counter (TSC) in a tight
  * loop, well under 0.1 us apart, until S seconds have passed (default: until
@@ -28,12 +28,11 @@
  * "ovs-appctl pfc/samples" prints (same clock); the benchmark does not do
  * that, because on a 2-vCPU machine the busy loop slows the PMD thread.
  *
- * With --idle the probe runs as SCHED_IDLE, taking only time that nothing
- * else on the CPU wants (it then sees fewer freezes, never wrong ones).
  * With --log it writes one line per freeze, "START END" in TSC cycles, and
  * one per blind gap, "START END blind", to FILE.  At the end it prints one
  * line of JSON: cpu, seconds, tsc_hz, per_s_2us and per_s_5us (freezes a
- * second of at least 2 and 5 us), median_ns (of freezes), lost_share (of
+ * second of at least 2 and 5 us), median_ns (of freezes, to within
+ * PROBE_BUCKET_NS), lost_share (of
  * time in freezes), late_2us_share (of time that a deadline falling in it
  * would be missed by more than 2 us: time in freezes, less their last 2 us),
  * blind_share (of time in blind gaps).
@@ -43,16 +42,13 @@
  */
 
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -64,6 +60,12 @@
 /* A gap of this many ns or more between two reads of the TSC is a stretch
  * of time the probe did not run; the normal gap is under 0.1 us. */
 #define PROBE_GAP_NS 2000
+
+/* Freeze lengths are counted in buckets of this many ns, up to PROBE_BUCKETS
+ * buckets (longer ones go in the last), for their median. */
+#define PROBE_BUCKET_NS 100
+#define PROBE_BUCKETS 10000
+static uint64_t hist[PROBE_BUCKETS];
 
 static volatile sig_atomic_t stop;
 
@@ -93,19 +95,20 @@ switches(void)
     return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
+/* Prints 'what' and the error in errno to stderr, and returns 1. */
 static int
-compare_u64(const void *a_, const void *b_)
+fail(const char *what)
 {
-    uint64_t a = *(const uint64_t *) a_, b = *(const uint64_t *) b_;
-
-    return a < b ? -1 : a > b;
+    fprintf(stderr, "pfc-freeze-probe: ");
+    perror(what);
+    return 1;
 }
 
 static void
 usage(void)
 {
     fprintf(stderr, "usage: pfc-freeze-probe --cpu N [--seconds S] "
-            "[--idle] [--log FILE]\n");
+            "[--log FILE]\n");
     exit(2);
 }
 
@@ -115,13 +118,11 @@ main(int argc, char *argv[])
     static const struct option opts[] = {
         { "cpu", required_argument, NULL, 'c' },
         { "seconds", required_argument, NULL, 's' },
-        { "idle", no_argument, NULL, 'i' },
         { "log", required_argument, NULL, 'l' },
         { NULL, 0, NULL, 0 },
     };
     double seconds = 0;
     const char *log_name = NULL;
-    bool idle = false;
     int cpu = -1;
     int c;
 
@@ -141,9 +142,6 @@ main(int argc, char *argv[])
                 usage();
             }
             break;
-        case 'i':
-            idle = true;
-            break;
         case 'l':
             log_name = optarg;
             break;
@@ -159,26 +157,13 @@ main(int argc, char *argv[])
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     if (sched_setaffinity(0, sizeof set, &set)) {
-        fprintf(stderr, "pfc-freeze-probe: cannot run on CPU %d: %s\n",
-                cpu, strerror(errno));
-        return 1;
-    }
-    if (idle) {
-        struct sched_param sp = { .sched_priority = 0 };
-
-        if (sched_setscheduler(0, SCHED_IDLE, &sp)) {
-            fprintf(stderr, "pfc-freeze-probe: SCHED_IDLE: %s\n",
-                    strerror(errno));
-            return 1;
-        }
+        return fail("sched_setaffinity (--cpu)");
     }
     FILE *log = NULL;
     if (log_name) {
         log = fopen(log_name, "w");
         if (!log) {
-            fprintf(stderr, "pfc-freeze-probe: %s: %s\n", log_name,
-                    strerror(errno));
-            return 1;
+            return fail(log_name);
         }
         setvbuf(log, NULL, _IOFBF, 1 << 20);
     }
@@ -194,18 +179,13 @@ main(int argc, char *argv[])
     double hz = (__rdtsc() - tsc0) * 1e9 / (mono_ns() - ns0);
     uint64_t gap = hz * PROBE_GAP_NS / 1e9;
 
-    size_t n = 0, cap = 1 << 16;
-    uint64_t *lens = malloc(cap * sizeof *lens);
-    uint64_t lost = 0, late = 0, blind = 0, n5 = 0;
-    uint64_t late_min = hz * 2e-6, five = hz * 5e-6;
+    uint64_t n = 0, lost = 0, late = 0, blind = 0, n5 = 0;
+    uint64_t five = hz * 5000 / 1e9;
     uint64_t start = __rdtsc();
     uint64_t end = seconds ? start + (uint64_t) (seconds * hz) : UINT64_MAX;
     long sw = switches();
     uint64_t prev = __rdtsc();
 
-    if (!lens) {
-        return 1;
-    }
     while (!stop && prev < end) {
         uint64_t now = __rdtsc();
 
@@ -220,19 +200,14 @@ main(int argc, char *argv[])
                 sw = sw2;
             } else {
                 uint64_t len = now - prev;
+                uint64_t b = len * 1e9 / hz / PROBE_BUCKET_NS;
 
-                if (n == cap) {
-                    uint64_t *p = realloc(lens, 2 * cap * sizeof *lens);
-
-                    if (!p) {
-                        return 1;
-                    }
-                    lens = p;
-                    cap *= 2;
-                }
-                lens[n++] = len;
+                hist[b < PROBE_BUCKETS ? b : PROBE_BUCKETS - 1]++;
+                n++;
                 lost += len;
-                late += len > late_min ? len - late_min : 0;
+                /* A deadline in the gap's first len - 2 us is late by more
+                 * than 2 us ('gap' is 2 us). */
+                late += len - gap;
                 n5 += len >= five;
                 if (log) {
                     fprintf(log, "%"PRIu64" %"PRIu64"\n", prev, now);
@@ -246,20 +221,24 @@ main(int argc, char *argv[])
     uint64_t ns1 = mono_ns(), tsc1 = __rdtsc();
     hz = (tsc1 - tsc0) * 1e9 / (ns1 - ns0);
     if (log && fclose(log)) {
-        fprintf(stderr, "pfc-freeze-probe: %s: %s\n", log_name,
-                strerror(errno));
-        return 1;
+        return fail(log_name);
     }
 
     double secs = (prev - start) / hz;
-    qsort(lens, n, sizeof *lens, compare_u64);
+    double median_ns = 0;
+    uint64_t below = 0;
+    for (int b = 0; n && b < PROBE_BUCKETS; b++) {
+        below += hist[b];
+        if (below * 2 > n) {
+            median_ns = (b + 0.5) * PROBE_BUCKET_NS;
+            break;
+        }
+    }
     printf("{\"cpu\": %d, \"seconds\": %.3f, \"tsc_hz\": %.0f, "
            "\"per_s_2us\": %.1f, \"per_s_5us\": %.1f, \"median_ns\": %.0f, "
            "\"lost_share\": %.6f, \"late_2us_share\": %.6f, "
            "\"blind_share\": %.6f}\n",
-           cpu, secs, hz, n / secs, n5 / secs,
-           n ? lens[n / 2] * 1e9 / hz : 0.0,
+           cpu, secs, hz, n / secs, n5 / secs, median_ns,
            lost / hz / secs, late / hz / secs, blind / hz / secs);
-    free(lens);
     return 0;
 }
