@@ -396,6 +396,18 @@ xon_and_drain() {
     pfc_stop_pid "$RECV_PID"
 }
 
+# xon_drain_check REC N: xon_and_drain, then start_recv's record REC must
+# hold the N p3 frames of stream 1 in order, and dpdk-b must have dropped no
+# held p3 packet.
+xon_drain_check() {
+    xon_and_drain
+    run_or_fail "B got the $2 p3 frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$1" --stream 1 --expect "$2"
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+}
+
 # wait_held N: waits up to 10 s until dpdk-b holds N packets of priority 3.
 wait_held() {
     local i
@@ -491,12 +503,7 @@ test_remap_held() {
     send_p3 100 100 || FAILS=$((FAILS + 1))
     wait_held 200 || FAILS=$((FAILS + 1))
 
-    xon_and_drain
-    run_or_fail "B got the 200 p3 frames in order" \
-        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 200
-    pfc_stats_refresh
-    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
-        -eq 0
+    xon_drain_check "$rec" 200
     [ "$FAILS" -eq 0 ]
 }
 
@@ -516,12 +523,7 @@ test_tso_held() {
     pause_p3 --xon-on-exit
     send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
-    xon_and_drain
-    run_or_fail "B got the 100 p3 frames in order" \
-        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 100
-    pfc_stats_refresh
-    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
-        -eq 0
+    xon_drain_check "$rec" 100
     [ "$FAILS" -eq 0 ]
 }
 
