@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
+#include "netdev-offload.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -98,6 +99,19 @@ struct pfc_port {
     uint64_t tx_full_held;      /* [L] Packets that the tx ring refused and
                                  * that were held instead of dropped. */
     uint32_t max_frame;         /* [L] Largest frame, bytes. */
+    enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
+                                         * this switch. */
+    char driver[32];            /* [L] DPDK driver name. */
+    atomic_uint64_t tx_mac_control_filtered;    /* Frames that the
+                                                 * datapath sent to the
+                                                 * port and that
+                                                 * netdev_dpdk_pfc_filter_tx()
+                                                 * dropped. */
+    atomic_uint64_t held_dropped;   /* Held packets freed outside the
+                                     * transmit call that took them
+                                     * (reconfiguration, tx preparation
+                                     * failure, port deletion), for
+                                     * tx_dropped. */
 
     /* Receive side: pause timers (seed 000 4.4). */
     struct pfc_pause pause;             /* [L] */
@@ -180,6 +194,17 @@ static struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
 
 /* A QoS object of type "pfc". */
 struct netdev_dpdk_pfc {
+    /* Serializes the transmit threads that use this object, and the main
+     * thread when it changes the class map or retires the object.  Taken by
+     * pfc_lock_live(), which follows 'next'. */
+    rte_spinlock_t lock;
+    bool retired;                   /* Replaced: its held packets moved to
+                                     * 'next', or, if 'next' is NULL, it no
+                                     * longer applies (packets go out as on
+                                     * a port without QoS).  Under 'lock'. */
+    struct netdev_dpdk_pfc *next;   /* The object that replaced it. */
+    bool retiring;                  /* PFC is being removed from the port
+                                     * (netdev_dpdk_pfc_retire()). */
     struct pfc_config cfg;          /* Written under the QoS lock by
                                      * set_queue(), read by PMDs. */
     struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
@@ -285,6 +310,7 @@ netdev_dpdk_pfc_create(const struct smap *details,
     }
 
     pfc = xzalloc(sizeof *pfc);
+    rte_spinlock_init(&pfc->lock);
     pfc->cfg = cfg;
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
         pfc_holdq_init(&pfc->q[tc], cfg.queue_size);
@@ -344,13 +370,46 @@ pfc_ring_limits_get(uint16_t port_id, struct pfc_ring_limits *lim)
     return true;
 }
 
+/* Makes the NIC of 'port_id', whose driver is 'driver', pass MAC Control
+ * frames to software if it must be asked (pfc_mac_control_needs_nic()):
+ * 802.3x flow control off and mac_ctrl_frame_fwd on, and
+ * 01-80-C2-00-00-01 accepted.  Returns what pfc_mac_control_decide() makes
+ * of the driver's answers, with '*reason' set on PFC_MAC_CONTROL_REFUSED. */
+static enum pfc_mac_control
+pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
+                      char **reason)
+{
+    struct pfc_mac_control_answers a = { 0, 0, 0 };
+
+    if (pfc_mac_control_needs_nic(driver, trust)) {
+        struct rte_eth_fc_conf fc;
+
+        memset(&fc, 0, sizeof fc);
+        a.flow_ctrl_get = rte_eth_dev_flow_ctrl_get(port_id, &fc);
+        if (!a.flow_ctrl_get) {
+            fc.mode = RTE_ETH_FC_NONE;
+            fc.mac_ctrl_frame_fwd = 1;
+            a.flow_ctrl_set = rte_eth_dev_flow_ctrl_set(port_id, &fc);
+        }
+        if (!a.flow_ctrl_get && !a.flow_ctrl_set
+            && rte_eth_promiscuous_get(port_id) != 1
+            && rte_eth_allmulticast_get(port_id) != 1) {
+            a.allmulticast = rte_eth_allmulticast_enable(port_id);
+        }
+    }
+    return pfc_mac_control_decide(driver, trust, &a, reason);
+}
+
 /* Attaches 'pfc', just created, to the port described by 'info', and derives
- * its thresholds (pfc_derive_thresholds()).
+ * its thresholds (pfc_derive_thresholds()).  On a physical NIC, asks it to
+ * pass MAC Control frames to software (pfc_mac_control_setup()).
  *
  * Returns 0, or EINVAL after logging why: 802.3x flow control is on (PFC and
  * PAUSE are mutually exclusive, seed 000 3.3), the port is not an attached
- * DPDK ethernet port, or the headroom does not fit.  The reason is kept for
- * pfc/show. */
+ * DPDK ethernet port, flow offload is enabled (other_config:hw-offload:
+ * offloaded flows would bypass the traffic class queues), the driver
+ * refuses to pass MAC Control frames, or the headroom does not fit.  The
+ * reason is kept for pfc/show. */
 int
 netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
                      const struct netdev_dpdk_pfc_port_info *info)
@@ -377,6 +436,16 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
         return EINVAL;
     }
 
+    if (netdev_is_flow_api_enabled()) {
+        err = xasprintf("QoS type pfc is refused while other_config:"
+                        "hw-offload=true: offloaded flows would forward "
+                        "around the traffic class queues and ignore pauses; "
+                        "set hw-offload=false and restart ovs-vswitchd");
+        VLOG_ERR("%s: %s", info->name, err);
+        pfc_port_set_error(port, info->name, err);
+        return EINVAL;
+    }
+
     limits.link_speed = (pfc->cfg.link_speed ? pfc->cfg.link_speed
                          : pfc_link_speed(info->port_id, &from_link));
     if (!pfc->cfg.link_speed && !from_link) {
@@ -395,6 +464,21 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
         return EINVAL;
     }
 
+    struct rte_eth_dev_info dev_info;
+    enum pfc_mac_control mac_control;
+    const char *driver;
+
+    memset(&dev_info, 0, sizeof dev_info);
+    driver = (!rte_eth_dev_info_get(info->port_id, &dev_info)
+              && dev_info.driver_name ? dev_info.driver_name : "unknown");
+    mac_control = pfc_mac_control_setup(info->port_id, driver,
+                                        pfc->cfg.mac_control_trust, &err);
+    if (mac_control == PFC_MAC_CONTROL_REFUSED) {
+        VLOG_ERR("%s: QoS type pfc refused: %s", info->name, err);
+        pfc_port_set_error(port, info->name, err);
+        return EINVAL;
+    }
+
     ring_lim_known = pfc_ring_limits_get(info->port_id, &ring_lim);
     rte_spinlock_lock(&port->lock);
     if (!port->conf && (port->dead || strcmp(port->name, info->name))) {
@@ -403,6 +487,8 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
         pfc_pause_init(&port->pause);
         pfc_xoff_init(&port->xoff);
         memset(&port->counters, 0, sizeof port->counters);
+        atomic_store_relaxed(&port->tx_mac_control_filtered, 0);
+        atomic_store_relaxed(&port->held_dropped, 0);
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             atomic_store_relaxed(&port->until[n], 0);
         }
@@ -418,6 +504,8 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     port->ring_lim = ring_lim;
     port->ring_lim_known = ring_lim_known;
     port->max_frame = limits.max_frame;
+    port->mac_control = mac_control;
+    ovs_strlcpy(port->driver, driver, sizeof port->driver);
     port->tb.hz = rte_get_tsc_hz();
     port->poll_grace = port->tb.hz * PFC_POLL_GRACE_NS / 1000000000;
     port->wait_interval = port->tb.hz * PFC_WAIT_INTERVAL_NS / 1000000000;
@@ -585,9 +673,10 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
             atomic_read_relaxed(&pfc->hold_drops[n], &d);
             port->counters.hold_drops[n] += freed[n] + d;
         }
-        uint64_t full;
+        uint64_t full, orig;
         atomic_read_relaxed(&pfc->tx_full_held, &full);
         port->tx_full_held += full;
+        atomic_add_relaxed(&port->held_dropped, n_freed, &orig);
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
@@ -610,6 +699,9 @@ netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *pfc,
     struct pfc_config cfg;
     char *err;
 
+    if (pfc->retiring) {
+        return false;
+    }
     if (pfc_config_parse(details, &cfg, &err)) {
         free(err);
         return false;
@@ -628,9 +720,9 @@ netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *pfc, struct smap *details)
 /* After a change of the priority to traffic class map of 'pfc': moves the
  * held packets of each priority to its new class, in order, behind what
  * that class holds (pfc_holdq_remap()), and frees, counting them as hold
- * drops, those that do not fit.  Its caller holds the QoS lock, so no PMD
- * thread uses 'pfc' meanwhile. */
-static void
+ * drops, those that do not fit, and returns how many.  Its caller holds
+ * pfc->lock, so no PMD thread uses 'pfc' meanwhile. */
+static size_t
 pfc_remap_held(struct netdev_dpdk_pfc *pfc)
 {
     struct pfc_held *dropped;
@@ -638,7 +730,7 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc)
 
     pfc->blocked_until = 0;     /* The classes blocked may have changed. */
     if (!pfc->n_held) {
-        return;
+        return 0;
     }
     dropped = xmalloc(pfc->n_held * sizeof *dropped);
     n_dropped = pfc_holdq_remap(pfc->q, pfc->cfg.prio_to_tc, dropped);
@@ -651,10 +743,10 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc)
     }
     pfc->n_held -= n_dropped;
     free(dropped);
-    if (n_dropped) {
-        VLOG_WARN("%s: PFC: %"PRIuSIZE" held packets dropped: their new "
-                  "traffic class had no room for them",
-                  pfc->port ? pfc->port->name : "?", n_dropped);
+    if (n_dropped && pfc->port) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&pfc->port->held_dropped, n_dropped, &orig);
     }
     pfc->nonempty = 0;
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
@@ -665,34 +757,57 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc)
         }
     }
     pfc->next_release = 0;      /* Look again at the next tx_poll. */
+    return n_dropped;
 }
 
-/* Maps the priorities in 'details' to traffic class 'queue_id'.  The caller
- * holds the QoS lock.  Returns 0 or EINVAL, after logging why. */
+static void
+pfc_log_remap_drops(const struct netdev_dpdk_pfc *pfc, size_t n_dropped)
+{
+    if (n_dropped) {
+        VLOG_WARN("%s: PFC: %"PRIuSIZE" held packets dropped: their new "
+                  "traffic class had no room for them",
+                  pfc->port ? pfc->port->name : "?", n_dropped);
+    }
+}
+
+/* Maps the priorities in 'details' to traffic class 'queue_id'.  Returns 0
+ * or EINVAL, after logging why. */
 int
 netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
                           const struct smap *details)
 {
+    size_t n_dropped = 0;
     char *err;
-    int error = pfc_config_set_queue(&pfc->cfg, queue_id, details, &err);
+    int error;
+
+    rte_spinlock_lock(&pfc->lock);
+    error = pfc_config_set_queue(&pfc->cfg, queue_id, details, &err);
+    if (!error) {
+        n_dropped = pfc_remap_held(pfc);
+    }
+    rte_spinlock_unlock(&pfc->lock);
+    pfc_log_remap_drops(pfc, n_dropped);
 
     if (error) {
         VLOG_ERR("%s: QoS type pfc: %s; keeping the previous mapping",
                  pfc->port ? pfc->port->name : "?", err);
         free(err);
     }
-    pfc_remap_held(pfc);        /* The mapping may have changed. */
     return error;
 }
 
 /* Removes the priority mapping of traffic class 'queue_id' (0..7; others
- * are ignored): its priorities return to the class of their own number.
- * The caller holds the QoS lock. */
+ * are ignored): its priorities return to the class of their own number. */
 void
 netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
 {
+    size_t n_dropped;
+
+    rte_spinlock_lock(&pfc->lock);
     pfc_config_clear_queue(&pfc->cfg, queue_id);
-    pfc_remap_held(pfc);
+    n_dropped = pfc_remap_held(pfc);
+    rte_spinlock_unlock(&pfc->lock);
+    pfc_log_remap_drops(pfc, n_dropped);
 }
 
 /* Stores the other_config of traffic class 'queue_id' ("priorities") into
@@ -730,7 +845,7 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
              const struct pfc_frame *frame)
 {
     uint64_t now = rte_get_tsc_cycles();
-    uint8_t transitions;
+    uint8_t enabled;
     uint64_t poll;
 
     /* The frame arrived after the previous poll of the port. */
@@ -738,12 +853,13 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
     rte_spinlock_lock(&port->lock);
     switch (kind) {
     case PFC_RX_PFC:
-        transitions = pfc_pause_receive(&port->pause, frame, &port->tb, now,
-                                        poll);
-        pfc_counters_count_rx(&port->counters, frame, transitions);
+        /* Only priorities in pfc-enable honour the frame. */
+        enabled = port->conf ? port->conf->cfg.enabled : 0;
+        pfc_receive(&port->pause, &port->counters, frame, enabled,
+                    &port->tb, now, poll);
         pfc_port_publish(port);
         for (int n = 0; n < PFC_N_PRIOS; n++) {
-            if (frame->enable & (1u << n) && frame->time[n]) {
+            if (frame->enable & enabled & (1u << n) && frame->time[n]) {
                 atomic_store_relaxed(&port->rx_tsc[n], now);
             }
         }
@@ -854,6 +970,11 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             uint64_t until, rx;
 
+            if (!(pfc->cfg.enabled & (1u << n))) {
+                /* Not PFC-enabled: a pause set before pfc-enable changed
+                 * no longer applies. */
+                continue;
+            }
             atomic_read_relaxed(&port->until[n], &until);
             if (!pfc_pause_holds(until, now, poll, port->poll_grace,
                                  port->tb.hz / 10)) {
@@ -907,7 +1028,11 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
     struct pfc_port *port = pfc->port;
     uint8_t asserted = port->xoff.asserted;
 
-    for (uint32_t en = pfc->cfg.enabled; en; en &= en - 1) {
+    if (OVS_UNLIKELY(asserted & ~pfc->xparams.enabled)) {
+        /* XON owed for a priority that no longer does PFC. */
+        return true;
+    }
+    for (uint32_t en = pfc->xparams.enabled; en; en &= en - 1) {
         int n = raw_ctz(en);
         bool in_force = asserted & (1u << n);
         uint64_t charge, pkts;
@@ -943,7 +1068,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         return;
     }
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        if (pfc->cfg.enabled & (1u << n)) {
+        if (pfc->xparams.enabled & (1u << n)) {
             atomic_read_relaxed(&port->charge[n], &charge[n]);
             atomic_read_relaxed(&port->charge_pkts[n], &charge_pkts[n]);
         }
@@ -1066,6 +1191,8 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
                 rte_pktmbuf_free(h->pkt);
                 pfc_holdq_pop(q, 1);
                 pfc->n_held--;
+                uint64_t orig;
+                atomic_add_relaxed(&pfc->port->held_dropped, 1, &orig);
             }
         }
         pfc->nonempty &= ~(1u << tc);
@@ -1089,6 +1216,34 @@ pfc_note_release(struct netdev_dpdk_pfc *pfc, uint8_t blocked)
     pfc->next_release = next;
 }
 
+/* Locks 'pfc', or with 'try' only if that does not wait, and returns it; or,
+ * if a reconfiguration replaced it (netdev_dpdk_pfc_succeed()), the object
+ * that now holds its packets, locked.  Returns NULL, with nothing locked, if
+ * 'try' and a lock is taken, or if PFC was removed from the port: then the
+ * caller sends as on a port without QoS. */
+static struct netdev_dpdk_pfc *
+pfc_lock_live(struct netdev_dpdk_pfc *pfc, bool try)
+{
+    while (pfc) {
+        struct netdev_dpdk_pfc *next;
+
+        if (try) {
+            if (!rte_spinlock_trylock(&pfc->lock)) {
+                return NULL;
+            }
+        } else {
+            rte_spinlock_lock(&pfc->lock);
+        }
+        if (OVS_LIKELY(!pfc->retired)) {
+            return pfc;
+        }
+        next = pfc->next;
+        rte_spinlock_unlock(&pfc->lock);
+        pfc = next;
+    }
+    return NULL;
+}
+
 /* Sends the PFC frames due on 'pfc' at TSC 'now', then hands to tx queue
  * 'qid' the held packets whose class may send again.  Returns the traffic
  * classes blocked at 'now' (pfc_blocked()). */
@@ -1098,7 +1253,7 @@ pfc_service(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
 {
     uint8_t blocked;
 
-    if (pfc->cfg.enabled) {
+    if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
         pfc_tx_control(pfc, qid, mp, now);
     }
     /* pfc_blocked() also notes when a new pause takes effect, so it runs
@@ -1217,16 +1372,23 @@ netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *pfc, int qid,
                         struct rte_mempool *mp, bool rx_polled)
 {
     uint64_t now;
+    int error = 0;
 
-    if (!pfc->port) {
+    /* Another thread that holds the lock does the same work. */
+    pfc = pfc_lock_live(pfc, true);
+    if (!pfc) {
         return 0;
     }
-    atomic_read_relaxed(&pfc->port->pause_gen, &pfc->seen_gen);
-    now = rte_get_tsc_cycles();
-    pfc_service(pfc, qid, mp, now);
-    return (pfc->n_held
-            ? pfc_release_on_time(pfc, qid, mp, now, rx_polled)
-            : 0);
+    if (pfc->port) {
+        atomic_read_relaxed(&pfc->port->pause_gen, &pfc->seen_gen);
+        now = rte_get_tsc_cycles();
+        pfc_service(pfc, qid, mp, now);
+        if (pfc->n_held) {
+            error = pfc_release_on_time(pfc, qid, mp, now, rx_polled);
+        }
+    }
+    rte_spinlock_unlock(&pfc->lock);
+    return error;
 }
 
 /* Charges 'len' bytes and one packet of priority 'prio' to ingress port
@@ -1371,10 +1533,9 @@ pfc_tx_burst(uint16_t port_id, int qid, struct rte_mbuf **pkts, int cnt,
  * Returns 0: no packet is left for the caller to send.  Sets '*n_taken' to
  * the packets sent or held and '*n_dropped' to those freed; the two add up to
  * 'cnt'. */
-int
-netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
-                     struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
-                     int *n_taken, int *n_dropped)
+static int
+pfc_send__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+           struct rte_mbuf **pkts, int cnt, int *n_taken, int *n_dropped)
 {
     uint64_t drops[PFC_N_PRIOS] = { 0 };
     struct rte_mbuf *to_free[PFC_TX_BURST];
@@ -1488,6 +1649,280 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     return 0;
 }
 
+/* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
+ * and sends them (pfc_send__()).  The caller holds the tx queue lock if the
+ * queue is shared.  Returns how many of 'pkts' are left for the caller to
+ * send: 0, or 'cnt' if PFC no longer applies to the port.  Sets '*n_taken'
+ * to the packets sent or held and '*n_dropped' to those freed. */
+int
+netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
+                     struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
+                     int *n_taken, int *n_dropped)
+{
+    int left;
+
+    pfc = pfc_lock_live(pfc, false);
+    if (!pfc) {
+        *n_taken = *n_dropped = 0;
+        return cnt;
+    }
+    left = pfc_send__(pfc, qid, mp, pkts, cnt, n_taken, n_dropped);
+    rte_spinlock_unlock(&pfc->lock);
+    return left;
+}
+
+/* Moves the packets held by 'old' into 'new', which replaces it as the QoS
+ * object of the same port and which no thread uses yet, and retires 'old':
+ * transmit threads that still use it go on with 'new' (pfc_lock_live()).
+ * Each priority's held packets stay in order, ahead of anything 'new' holds
+ * later, in the class queue that 'new' maps the priority to, even past
+ * 'new''s queue-size, so that no held packet is lost to a reconfiguration.
+ * The port's pause timers, XOFF state and ingress charges are per port and
+ * carry over; an XOFF in force for a priority that 'new' does not enable
+ * is ended with an XON at the next transmit opportunity (pfc_xoff_run()).
+ * Called by the main thread before it publishes 'new'. */
+void
+netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
+                        struct netdev_dpdk_pfc *new)
+{
+    uint32_t need[PFC_N_PRIOS];
+
+    for (;;) {
+        /* Make room first, without the lock: allocation is not allowed
+         * under a lock that PMD threads take.  Packets may be held
+         * meanwhile; then check again, with margin. */
+        memset(need, 0, sizeof need);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            uint64_t held;
+
+            atomic_read_relaxed(&old->held_pkts[n], &held);
+            need[new->cfg.prio_to_tc[n]] += held;
+        }
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_reserve(&new->q[tc], need[tc] + 2 * PFC_TX_BURST);
+        }
+
+        rte_spinlock_lock(&old->lock);
+        bool fits = true;
+        memset(need, 0, sizeof need);
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            for (uint32_t i = 0; i < old->q[tc].n; i++) {
+                need[new->cfg.prio_to_tc[pfc_holdq_peek(&old->q[tc],
+                                                        i)->prio]]++;
+            }
+        }
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            fits = fits && need[tc] <= new->q[tc].cap - new->q[tc].n;
+        }
+        if (fits) {
+            break;
+        }
+        rte_spinlock_unlock(&old->lock);
+    }
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        struct pfc_holdq *q = &old->q[tc];
+
+        while (q->n) {
+            const struct pfc_held *h = pfc_holdq_peek(q, 0);
+            int new_tc = new->cfg.prio_to_tc[h->prio];
+            uint64_t orig;
+
+            pfc_holdq_append(&new->q[new_tc], h);
+            new->nonempty |= 1u << new_tc;
+            new->n_held++;
+            atomic_add_relaxed(&new->held_pkts[h->prio], 1, &orig);
+            atomic_add_relaxed(&new->held_bytes[h->prio], h->len, &orig);
+            atomic_sub_relaxed(&old->held_pkts[h->prio], 1, &orig);
+            atomic_sub_relaxed(&old->held_bytes[h->prio], h->len, &orig);
+            pfc_holdq_pop(q, 1);
+        }
+    }
+    old->n_held = 0;
+    old->nonempty = 0;
+    new->next_release = 0;
+    old->retired = true;
+    old->next = new;
+    rte_spinlock_unlock(&old->lock);
+}
+
+/* PFC is being removed from the port of 'pfc' (its QoS is deleted or gets
+ * another type).  From now on 'pfc' sends no XOFF, and an XOFF in force is
+ * ended with an XON at the next transmit opportunity (pfc_xoff_run()).
+ * Returns true if 'pfc' must stay the port's QoS object until
+ * netdev_dpdk_pfc_flush() sends what it owes, with the port's transmit
+ * queues idle: it holds packets, or an XOFF is in force.  Otherwise retires
+ * it at once (a transmit thread that still uses it sends as on a port
+ * without QoS) and returns false. */
+bool
+netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
+{
+    bool owes;
+
+    rte_spinlock_lock(&pfc->lock);
+    pfc->retiring = true;
+    pfc->xparams.enabled = 0;
+    owes = pfc->n_held || (pfc->port && pfc->port->xoff.asserted);
+    if (!owes) {
+        pfc->retired = true;
+        pfc->next = NULL;
+    }
+    rte_spinlock_unlock(&pfc->lock);
+    return owes;
+}
+
+/* Hands 'cnt' packets to tx queue 0 of 'port_id', retrying for up to about
+ * 1 ms while the ring is full.  Returns how many the driver took. */
+static int
+pfc_tx_burst_blocking(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
+{
+    int sent = 0;
+
+    for (int tries = 0; sent < cnt && tries < 1000; tries++) {
+        uint16_t k = rte_eth_tx_burst(port_id, 0, pkts + sent, cnt - sent);
+
+        sent += k;
+        if (!k) {
+            rte_delay_us_block(1);
+        }
+    }
+    return sent;
+}
+
+/* For a port that no transmit thread uses (the datapath is reconfiguring it,
+ * or deleting it): sends on tx queue 0, with mbufs from 'mp', the XON that
+ * 'pfc' owes for each priority whose XOFF is in force, then, if
+ * 'send_held', the packets it holds, oldest first, whether paused or not.
+ * What is not sent (no 'mp', a full ring, or 'send_held' false) is freed and
+ * counted as hold drops and in tx_dropped.  Retires 'pfc'.  Returns the
+ * number of held packets freed. */
+uint64_t
+netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
+                      bool send_held)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t freed = 0, sent_held = 0;
+    uint16_t port_id;
+
+    rte_spinlock_lock(&pfc->lock);
+    if (!port) {
+        goto out;
+    }
+    port_id = port - pfc_ports;
+
+    rte_spinlock_lock(&port->lock);
+    if (port->xoff.asserted) {
+        struct pfc_xoff_params none = pfc->xparams;
+        uint64_t zero[PFC_N_PRIOS] = { 0 };
+        struct pfc_frame frame;
+        struct rte_mbuf *m;
+
+        none.enabled = 0;
+        pfc_xoff_run(&port->xoff, &none, zero, zero, 0, &frame);
+        m = mp ? rte_pktmbuf_alloc(mp) : NULL;
+        if (m) {
+            pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN),
+                             &port->mac, &frame);
+            if (pfc_tx_burst_blocking(port_id, &m, 1) == 1) {
+                pfc_counters_count_tx(&port->counters, &frame);
+            } else {
+                rte_pktmbuf_free(m);
+            }
+        }
+    }
+    rte_spinlock_unlock(&port->lock);
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        struct pfc_holdq *q = &pfc->q[tc];
+
+        while (q->n) {
+            const struct pfc_held *h = pfc_holdq_peek(q, 0);
+            struct rte_mbuf *m = h->pkt;
+
+            pfc_unhold(pfc, h);
+            if (send_held && mp && pfc_tx_burst_blocking(port_id, &m, 1)) {
+                sent_held++;
+            } else {
+                pfc_count(&pfc->hold_drops[h->prio], 1);
+                rte_pktmbuf_free(m);
+                freed++;
+            }
+            pfc_holdq_pop(q, 1);
+        }
+    }
+    pfc->n_held = 0;
+    pfc->nonempty = 0;
+    if (freed) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&port->held_dropped, freed, &orig);
+    }
+
+out:
+    pfc->retired = true;
+    pfc->next = NULL;
+    rte_spinlock_unlock(&pfc->lock);
+    if (port && (freed || sent_held)) {
+        VLOG_INFO("%s: PFC no longer applies: %"PRIu64" held packets sent, "
+                  "%"PRIu64" freed (counted as hold drops and tx_dropped)",
+                  port->name, sent_held, freed);
+    }
+    return freed;
+}
+
+/* Drops, from the 'cnt' packets in 'pkts' about to be sent on DPDK port
+ * 'port_id' (RTE_MAX_ETHPORTS or more for a vhost port), those that
+ * pfc_tx_forbidden() says must never leave: MAC Control frames, and frames
+ * to 01-80-C2-00-00-01.  This switch's own PFC frames do not pass here.
+ * Compacts 'pkts' and returns how many remain.  Costs one look at the
+ * header of each packet, and nothing else unless a packet is dropped. */
+int
+netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
+{
+    int i, kept;
+
+    for (i = 0; i < cnt; i++) {
+        if (OVS_UNLIKELY(pfc_tx_forbidden(rte_pktmbuf_mtod(pkts[i], void *),
+                                          rte_pktmbuf_data_len(pkts[i])))) {
+            break;
+        }
+    }
+    if (OVS_LIKELY(i == cnt)) {
+        return cnt;
+    }
+    for (kept = i; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        if (pfc_tx_forbidden(rte_pktmbuf_mtod(m, void *),
+                             rte_pktmbuf_data_len(m))) {
+            rte_pktmbuf_free(m);
+        } else {
+            pkts[kept++] = m;
+        }
+    }
+    if (port_id < RTE_MAX_ETHPORTS) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&pfc_ports[port_id].tx_mac_control_filtered,
+                           cnt - kept, &orig);
+    }
+    return kept;
+}
+
+/* Returns the held packets of DPDK port 'port_id' freed outside a transmit
+ * call (netdev_dpdk_pfc_flush(), reconfigurations, tx preparation
+ * failures), for its tx_dropped statistic. */
+uint64_t
+netdev_dpdk_pfc_tx_dropped(uint16_t port_id)
+{
+    uint64_t n = 0;
+
+    if (port_id < RTE_MAX_ETHPORTS) {
+        atomic_read_relaxed(&pfc_ports[port_id].held_dropped, &n);
+    }
+    return n;
+}
+
 /* Notes that the netdev on 'port_id' is being destroyed, so that a later
  * netdev on the same port id starts with fresh state. */
 void
@@ -1528,7 +1963,8 @@ add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
 
 /* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
  * pfc_rx_frames_pN, pfc_tx_frames_pN, pfc_pause_transitions_pN,
- * pfc_hold_drops_pN (N = 0..7), pfc_rx_invalid_frames, pfc_rx_pause_ignored
+ * pfc_hold_drops_pN, pfc_rx_ignored_pN (N = 0..7), pfc_rx_invalid_frames,
+ * pfc_rx_pause_ignored
  * and pfc_rx_unsupported_frames. */
 void
 netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
@@ -1555,7 +1991,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 4 * PFC_N_PRIOS + 3;
+    stats->size += 5 * PFC_N_PRIOS + 3;
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -1569,6 +2005,8 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
         add_stat(stats, &n, name, c.transitions[p]);
         snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
         add_stat(stats, &n, name, c.hold_drops[p]);
+        snprintf(name, sizeof name, "pfc_rx_ignored_p%d", p);
+        add_stat(stats, &n, name, c.rx_ignored[p]);
     }
     add_stat(stats, &n, "pfc_rx_invalid_frames", c.rx_invalid);
     add_stat(stats, &n, "pfc_rx_pause_ignored", c.rx_pause_ignored);
@@ -1669,9 +2107,16 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_format(ds, "  pause-quanta: %"PRIu16", queue-size: %"PRIu32
                   " packets, default-priority: %d\n",
                   cfg->pause_quanta, cfg->queue_size, cfg->default_priority);
+    ds_put_format(ds, "  mac-control: %s (%s)\n",
+                  pfc_mac_control_name(port->mac_control), port->driver);
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
                   ", unsupported: %"PRIu64"\n",
                   c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);
+    uint64_t filtered;
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
+                        ->tx_mac_control_filtered, &filtered);
+    ds_put_format(ds, "  tx MAC Control frames filtered: %"PRIu64"\n",
+                  filtered);
     struct ds name = DS_EMPTY_INITIALIZER;
     ds_put_format(ds, "  tx ring: %"PRIu32" descriptors (tx-ring-size=%s",
                   port->txq_size,
@@ -1704,11 +2149,12 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       port->last_error);
     }
     ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %12s %4s %9s "
-                  "%9s %11s %11s %10s\n", "prio", "tc", "egress", "left-us",
+                  "%9s %11s %11s %10s %10s\n", "prio", "tc", "egress",
+                  "left-us",
                   "held-pkts", "held-bytes", "ingress-bytes", "ingress-pkts",
                   "xoff",
                   "rx-frames", "tx-frames", "transitions", "paused-us",
-                  "hold-drops");
+                  "hold-drops", "rx-ignored");
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint64_t left = pfc_pause_remaining(&port->pause, n, now);
         uint64_t total = pfc_pause_total(&port->pause, n, now);
@@ -1716,7 +2162,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
         uint64_t charge = snap->charge[n], charge_pkts = snap->charge_pkts[n];
         ds_put_format(ds, "  p%-3d %-2d %-10s %9"PRIu64" %9"PRIu64" %10"PRIu64
                       " %13"PRIu64" %12"PRIu64" %4s %9"PRIu64" %9"PRIu64
-                      " %11"PRIu64" %11"PRIu64" %10"PRIu64"\n",
+                      " %11"PRIu64" %11"PRIu64" %10"PRIu64" %10"PRIu64"\n",
                       n, cfg->prio_to_tc[n],
                       left ? "paused" : "not_paused",
                       pfc_ticks_to_ns(&port->tb, left) / 1000, pkts, bytes,
@@ -1724,7 +2170,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       port->xoff.asserted & (1u << n) ? "yes" : "no",
                       c->rx_frames[n], c->tx_frames[n], c->transitions[n],
                       pfc_ticks_to_ns(&port->tb, total) / 1000,
-                      c->hold_drops[n]);
+                      c->hold_drops[n], c->rx_ignored[n]);
     }
 }
 

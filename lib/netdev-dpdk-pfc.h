@@ -33,9 +33,17 @@
  *
  * Threading: netdev_dpdk_pfc_rx() runs on the PMD thread that polls the
  * port.  netdev_dpdk_pfc_send() and netdev_dpdk_pfc_tx_poll() run on any PMD
- * thread that transmits on the port, with the caller holding the QoS object's
- * lock (qos_conf->lock in netdev-dpdk.c) and, if the tx queue is shared, the
- * tx queue lock.  The rest runs on the main thread. */
+ * thread that transmits on the port, with the caller holding the tx queue
+ * lock if the tx queue is shared; they take the QoS object's own lock.
+ * netdev_dpdk_pfc_filter_tx() runs on any thread that sends on any DPDK
+ * port.  The rest runs on the main thread.
+ *
+ * Reconfiguration: a changed "pfc" QoS replaces its object with a new one
+ * (netdev_dpdk_pfc_succeed()), which takes over the held packets in order.
+ * Removing PFC from a port (netdev_dpdk_pfc_retire()) keeps the object in
+ * place until the datapath reconfigures the port, with its transmit queues
+ * idle; then netdev_dpdk_pfc_flush() sends the XON it owes and the packets
+ * it holds.  Deleting the port flushes too, but frees the held packets. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -86,6 +94,15 @@ int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
                          struct rte_mempool *mp, struct rte_mbuf **pkts,
                          int cnt, int *n_taken, int *n_dropped);
 bool netdev_dpdk_pfc_tx_pending(struct netdev_dpdk_pfc *);
+int netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts,
+                              int cnt);
+uint64_t netdev_dpdk_pfc_tx_dropped(uint16_t port_id);
+
+void netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
+                             struct netdev_dpdk_pfc *new);
+bool netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *);
+uint64_t netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *, struct rte_mempool *,
+                               bool send_held);
 int netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *, int qid,
                             struct rte_mempool *mp, bool rx_polled);
 

@@ -215,6 +215,34 @@ pfc_pause_receive(struct pfc_pause *p, const struct pfc_frame *frame,
     return transitions;
 }
 
+/* Acts on the valid PFC frame 'frame', received at tick 'now' on a port whose
+ * PFC-enabled priorities (pfc-enable) are 'enabled', and counts it in 'c'.
+ * Only priorities in 'enabled' are paused or resumed (pfc_pause_receive()
+ * with 'earliest'), as NICs and switch ASICs do: PFC operates only on the
+ * priorities for which it is enabled (IEEE 802.1Q-2018 clause 36), and
+ * 802.3 Annex 31D leaves to the MAC Control client which priorities honour
+ * the request.  A partner may not pause lossy traffic.  The frame counts in
+ * rx_frames[n] for every e[n] = 1, and in rx_ignored[n] where n is not
+ * enabled.  Returns the priorities that went from not_paused to paused. */
+uint8_t
+pfc_receive(struct pfc_pause *p, struct pfc_counters *c,
+            const struct pfc_frame *frame, uint8_t enabled,
+            const struct pfc_timebase *tb, uint64_t now, uint64_t earliest)
+{
+    struct pfc_frame honoured = *frame;
+    uint8_t transitions;
+
+    honoured.enable &= enabled;
+    transitions = pfc_pause_receive(p, &honoured, tb, now, earliest);
+    pfc_counters_count_rx(c, frame, transitions);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (frame->enable & ~enabled & (1u << n)) {
+            c->rx_ignored[n]++;
+        }
+    }
+    return transitions;
+}
+
 /* Returns the status vector at tick 'now' (seed 000 4.5): bit n is set if
  * priority n is paused. */
 uint8_t
@@ -285,9 +313,12 @@ pfc_xoff_init(struct pfc_xoff *x)
  *   - XON (time[n] = 0) when charge[n] falls to xon_threshold and
  *     charge_pkts[n] to xon_pkts.
  *
- * Priorities not enabled are never named in a frame (seed 000 5); an XOFF in
- * force for a priority that is no longer enabled is forgotten and left to run
- * out at the partner.
+ * Priorities not enabled are never paused by a frame (seed 000 5).  An XOFF
+ * in force for a priority that is no longer enabled (a reconfiguration, or
+ * 'params->enabled' 0 when PFC is removed from the port) is ended with an XON
+ * in the next frame, rather than left to run out at the partner: up to
+ * 65535 quanta, 3.4 s at 10 Mb/s.  That XON is the one frame that names a
+ * priority not enabled; it only withdraws this port's own request.
  *
  * Returns true, with the frame to send in '*frame', if a frame is due.  The
  * caller must send it: the state already assumes it was sent. */
@@ -299,8 +330,9 @@ pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
 {
     uint64_t pause = pfc_quanta_to_ticks(&params->tb, params->pause_quanta);
 
-    x->asserted &= params->enabled;
     memset(frame, 0, sizeof *frame);
+    frame->enable = x->asserted & ~params->enabled;   /* time[n] = 0. */
+    x->asserted &= params->enabled;
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint8_t bit = 1u << n;
 
@@ -329,14 +361,55 @@ pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
     return frame->enable != 0;
 }
 
-/* Initializes 'q' as an empty queue with room for 'cap' packets (>= 1). */
+/* Initializes 'q' as an empty queue that accepts 'limit' packets (>= 1). */
 void
-pfc_holdq_init(struct pfc_holdq *q, uint32_t cap)
+pfc_holdq_init(struct pfc_holdq *q, uint32_t limit)
 {
-    q->ring = xmalloc(cap * sizeof *q->ring);
-    q->cap = cap;
+    q->ring = xmalloc(limit * sizeof *q->ring);
+    q->cap = q->limit = limit;
     q->head = 0;
     q->n = 0;
+}
+
+/* Makes room in the ring of 'q' for at least 'n' packets, keeping those it
+ * holds in order.  Allocates: the caller must not hold a lock that a PMD
+ * thread may need.  Does not change the limit of pfc_holdq_push(). */
+void
+pfc_holdq_reserve(struct pfc_holdq *q, uint32_t n)
+{
+    struct pfc_held *ring;
+
+    if (n <= q->cap) {
+        return;
+    }
+    ring = xmalloc(n * sizeof *ring);
+    for (uint32_t i = 0; i < q->n; i++) {
+        ring[i] = *pfc_holdq_peek(q, i);
+    }
+    free(q->ring);
+    q->ring = ring;
+    q->cap = n;
+    q->head = 0;
+}
+
+/* Appends 'h' at the tail of 'q', past its limit if need be, as long as its
+ * ring has room (pfc_holdq_reserve()).  For packets that a reconfiguration
+ * moves, which must not be lost.  Returns false if the ring is full. */
+bool
+pfc_holdq_append(struct pfc_holdq *q, const struct pfc_held *h)
+{
+    uint32_t tail;
+
+    if (q->n >= q->cap) {
+        return false;
+    }
+    tail = q->head + q->n;
+    if (tail >= q->cap) {
+        tail -= q->cap;
+    }
+    q->ring[tail] = *h;
+    q->n++;
+    return true;
 }
 
 /* Frees the queue's memory, not the packets it holds: the caller must have
@@ -353,18 +426,7 @@ pfc_holdq_destroy(struct pfc_holdq *q)
 bool
 pfc_holdq_push(struct pfc_holdq *q, const struct pfc_held *h)
 {
-    uint32_t tail;
-
-    if (q->n >= q->cap) {
-        return false;
-    }
-    tail = q->head + q->n;
-    if (tail >= q->cap) {
-        tail -= q->cap;
-    }
-    q->ring[tail] = *h;
-    q->n++;
-    return true;
+    return q->n < q->limit && pfc_holdq_append(q, h);
 }
 
 /* Returns the 'i'th oldest packet in 'q', where i < q->n. */
@@ -422,7 +484,7 @@ pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
 
             pfc_holdq_pop(&q[tc], 1);
             if (prio_to_tc[h.prio] == tc) {
-                pfc_holdq_push(&q[tc], &h);
+                pfc_holdq_append(&q[tc], &h);
             } else {
                 moved[n_moved++] = h;
             }
@@ -544,7 +606,7 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     static const char *const keys[] = {
         "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
         "queue-size", "default-priority", "link-speed", "cable-length",
-        "headroom-model", "xon-hysteresis", "tx-ring-size",
+        "headroom-model", "xon-hysteresis", "tx-ring-size", "mac-control",
     };
     struct smap_node *node;
     uint64_t value;
@@ -566,7 +628,7 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
                               "xon-threshold, pause-quanta, queue-size, "
                               "default-priority, link-speed, cable-length, "
                               "headroom-model, xon-hysteresis, "
-                              "tx-ring-size)", node->key);
+                              "tx-ring-size, mac-control)", node->key);
             return EINVAL;
         }
     }
@@ -623,6 +685,15 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         return EINVAL;
     }
     cfg->headroom_model = m;
+
+    const char *mac_control = smap_get_def(details, "mac-control", "auto");
+    if (!strcmp(mac_control, "trust")) {
+        cfg->mac_control_trust = true;
+    } else if (strcmp(mac_control, "auto")) {
+        *errp = xasprintf("other_config:mac-control=\"%s\" is invalid: must "
+                          "be auto or trust", mac_control);
+        return EINVAL;
+    }
 
     const char *ring = smap_get_def(details, "tx-ring-size", "auto");
     if (!strcmp(ring, "auto")) {
@@ -810,6 +881,7 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     smap_add(details, "tx-ring-size",
              pfc_tx_ring_size_name(cfg->tx_ring_size, &d));
     ds_destroy(&d);
+    smap_add(details, "mac-control", cfg->mac_control_trust ? "trust" : "auto");
 }
 
 /* Returns true if 'a' and 'b' configure a port identically, ignoring the
@@ -828,7 +900,8 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->queue_size == b->queue_size
             && a->default_priority == b->default_priority
             && a->link_speed == b->link_speed
-            && a->tx_ring_size == b->tx_ring_size);
+            && a->tx_ring_size == b->tx_ring_size
+            && a->mac_control_trust == b->mac_control_trust);
 }
 
 /* Counts the received valid PFC frame 'frame', which caused 'transitions'
@@ -1058,4 +1131,94 @@ pfc_samples_summarize(const struct pfc_samples *s,
     sum->p99 = v[(k * 99 + 99) / 100 - 1];
     sum->max = v[k - 1];
     free(v);
+}
+
+/* DPDK drivers of devices without a MAC of their own: software, or a
+ * paravirtual NIC whose host hands frames through as they are.  MAC Control
+ * frames reach this switch through them like any packet. */
+static const char *const pfc_virtual_drivers[] = {
+    "net_af_packet", "net_af_xdp", "net_pcap", "net_null", "net_ring",
+    "net_tap", "net_virtio_user", "net_virtio", "net_vhost", "net_memif",
+};
+
+/* Returns true if 'driver', a DPDK driver name (rte_eth_dev_info's
+ * driver_name), is a virtual device (pfc_virtual_drivers). */
+bool
+pfc_driver_is_virtual(const char *driver)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(pfc_virtual_drivers); i++) {
+        if (driver && !strcmp(driver, pfc_virtual_drivers[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Returns true if the NIC of a port with driver 'driver' must be asked to pass
+ * MAC Control frames to software before PFC can work on it: a physical NIC,
+ * unless the operator set mac-control=trust ('trust'). */
+bool
+pfc_mac_control_needs_nic(const char *driver, bool trust)
+{
+    return !pfc_driver_is_virtual(driver) && !trust;
+}
+
+/* Decides how MAC Control frames reach this switch on a port whose driver is
+ * 'driver', with mac-control=trust if 'trust', given what the driver
+ * answered ('answers', ignored unless pfc_mac_control_needs_nic()).  On
+ * PFC_MAC_CONTROL_REFUSED, stores in '*reason' a message, for the log and
+ * pfc/show, that names the driver and the DPDK call that failed; the caller
+ * frees it.  Otherwise '*reason' is NULL. */
+enum pfc_mac_control
+pfc_mac_control_decide(const char *driver, bool trust,
+                       const struct pfc_mac_control_answers *answers,
+                       char **reason)
+{
+    const char *call = NULL;
+    int err = 0;
+
+    *reason = NULL;
+    if (pfc_driver_is_virtual(driver)) {
+        return PFC_MAC_CONTROL_VIRTUAL;
+    }
+    if (trust) {
+        return PFC_MAC_CONTROL_TRUSTED;
+    }
+    if (answers->flow_ctrl_get) {
+        call = "rte_eth_dev_flow_ctrl_get()";
+        err = answers->flow_ctrl_get;
+    } else if (answers->flow_ctrl_set) {
+        call = "rte_eth_dev_flow_ctrl_set() with mac_ctrl_frame_fwd=1";
+        err = answers->flow_ctrl_set;
+    } else if (answers->allmulticast) {
+        call = "rte_eth_allmulticast_enable() (to receive "
+               "01-80-C2-00-00-01)";
+        err = answers->allmulticast;
+    } else {
+        return PFC_MAC_CONTROL_NIC;
+    }
+    *reason = xasprintf("driver %s cannot pass MAC Control frames to "
+                        "software: %s failed (%s); PFC frames would never "
+                        "reach this switch. Set other_config:"
+                        "mac-control=trust only if you made sure they do",
+                        driver ? driver : "(unknown)", call,
+                        ovs_strerror(err < 0 ? -err : err));
+    return PFC_MAC_CONTROL_REFUSED;
+}
+
+/* Returns how pfc/show describes 'mc'. */
+const char *
+pfc_mac_control_name(enum pfc_mac_control mc)
+{
+    switch (mc) {
+    case PFC_MAC_CONTROL_VIRTUAL:
+        return "virtual device";
+    case PFC_MAC_CONTROL_NIC:
+        return "forwarded by the NIC";
+    case PFC_MAC_CONTROL_TRUSTED:
+        return "trusted by configuration";
+    case PFC_MAC_CONTROL_REFUSED:
+    default:
+        return "refused by the driver";
+    }
 }

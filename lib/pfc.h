@@ -123,6 +123,42 @@ pfc_maybe_mac_control(const void *data_, size_t len)
             && len >= ETH_HEADER_LEN + VLAN_HEADER_LEN
             && ((data[16] << 8) | data[17]) == PFC_ETH_TYPE_MAC_CONTROL);
 }
+/* Returns true if the frame of 'len' octets at 'data' must never leave a port
+ * unless this switch's PFC generated it: a MAC Control frame (EtherType
+ * 0x8808, IEEE 802.3 Annex 31A), also behind one or two 802.1Q or 802.1ad
+ * tags, or any frame to 01-80-C2-00-00-01, which IEEE 802.1Q-2018 Table 8-1
+ * reserves and no bridge forwards.  IEEE 802.3 Clause 31 never passes MAC
+ * Control frames to a MAC client, so a guest's PAUSE or PFC frame can only
+ * reach the wire through a switch that forwards it: this one does not.
+ * Inline and cheap: every DPDK port calls it for every packet it sends. */
+static inline bool
+pfc_tx_forbidden(const void *data_, size_t len)
+{
+    const uint8_t *data = data_;
+    size_t off = 2 * ETH_ADDR_LEN;
+
+    if (len < ETH_HEADER_LEN) {
+        return false;
+    }
+    if (data[0] == 0x01 && data[1] == 0x80 && data[2] == 0xc2
+        && !data[3] && !data[4] && data[5] == 0x01) {
+        return true;
+    }
+    for (int tags = 0; ; tags++) {
+        uint16_t type = (data[off] << 8) | data[off + 1];
+
+        if (type == PFC_ETH_TYPE_MAC_CONTROL) {
+            return true;
+        }
+        if (tags == 2
+            || (type != ETH_TYPE_VLAN_8021Q && type != ETH_TYPE_VLAN_8021AD)
+            || len < off + VLAN_HEADER_LEN + 2) {
+            return false;
+        }
+        off += VLAN_HEADER_LEN;
+    }
+}
+
 size_t pfc_frame_encode(void *buf, const struct eth_addr *src,
                         const struct pfc_frame *frame);
 
@@ -175,6 +211,11 @@ void pfc_pause_init(struct pfc_pause *);
 uint8_t pfc_pause_receive(struct pfc_pause *, const struct pfc_frame *,
                           const struct pfc_timebase *, uint64_t now,
                           uint64_t earliest);
+struct pfc_counters;
+uint8_t pfc_receive(struct pfc_pause *, struct pfc_counters *,
+                    const struct pfc_frame *, uint8_t enabled,
+                    const struct pfc_timebase *, uint64_t now,
+                    uint64_t earliest);
 uint8_t pfc_pause_status(const struct pfc_pause *, uint64_t now);
 uint64_t pfc_pause_remaining(const struct pfc_pause *, int prio,
                              uint64_t now);
@@ -262,7 +303,11 @@ struct pfc_held {
 /* A bounded FIFO of held packets: one per traffic class of a port. */
 struct pfc_holdq {
     struct pfc_held *ring;      /* 'cap' slots. */
-    uint32_t cap;               /* Capacity in packets (queue-size). */
+    uint32_t cap;               /* Slots in 'ring', >= 'limit'. */
+    uint32_t limit;             /* Packets pfc_holdq_push() accepts
+                                 * (queue-size).  A reconfiguration can
+                                 * leave more than this held
+                                 * (pfc_holdq_append()). */
     uint32_t head;              /* Index of the oldest packet. */
     uint32_t n;                 /* Packets held, 0..cap. */
 };
@@ -270,6 +315,8 @@ struct pfc_holdq {
 void pfc_holdq_init(struct pfc_holdq *, uint32_t cap);
 void pfc_holdq_destroy(struct pfc_holdq *);
 bool pfc_holdq_push(struct pfc_holdq *, const struct pfc_held *);
+void pfc_holdq_reserve(struct pfc_holdq *, uint32_t n);
+bool pfc_holdq_append(struct pfc_holdq *, const struct pfc_held *);
 const struct pfc_held *pfc_holdq_peek(const struct pfc_holdq *, uint32_t i);
 void pfc_holdq_pop(struct pfc_holdq *, uint32_t n);
 size_t pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
@@ -297,6 +344,10 @@ struct pfc_config {
                                  * for the default of half the derived
                                  * XOFF: derived XON = XOFF - hysteresis. */
     uint16_t pause_quanta;      /* pause-quanta, 1..65535 (default 65535). */
+    bool mac_control_trust;     /* mac-control=trust: MAC Control frames
+                                 * are taken to reach this switch without
+                                 * asking the NIC (default "auto": see
+                                 * pfc_mac_control_decide()). */
     uint32_t queue_size;        /* queue-size: packets held per traffic
                                  * class, 1..65536 (default 1024). */
     uint8_t default_priority;   /* default-priority of untagged packets,
@@ -450,6 +501,10 @@ struct pfc_counters {
     uint64_t hold_drops[PFC_N_PRIOS];   /* Packets of priority n dropped
                                          * because their class queue was
                                          * full. */
+    uint64_t rx_ignored[PFC_N_PRIOS];   /* PFC frames received with e[n] =
+                                         * 1 for a priority n not in
+                                         * pfc-enable: its time[n] was
+                                         * ignored (pfc_receive()). */
     uint64_t rx_invalid;                /* Invalid MAC Control frames. */
     uint64_t rx_pause_ignored;          /* 802.3x PAUSE frames ignored. */
     uint64_t rx_unsupported;            /* MAC Control frames with another
@@ -489,5 +544,38 @@ void pfc_samples_summarize(const struct pfc_samples *,
 void pfc_counters_count_rx(struct pfc_counters *, const struct pfc_frame *,
                            uint8_t transitions);
 void pfc_counters_count_tx(struct pfc_counters *, const struct pfc_frame *);
+
+/* How MAC Control frames reach this switch on a port (pfc_mac_control_
+ * decide()).  Software PFC needs the NIC to pass received PFC frames to the
+ * host and to send the host's: most NICs consume or drop them in hardware
+ * unless told otherwise. */
+enum pfc_mac_control {
+    PFC_MAC_CONTROL_VIRTUAL,    /* A virtual device, which has no MAC of its
+                                 * own: frames are ordinary packets. */
+    PFC_MAC_CONTROL_NIC,        /* The NIC agreed to forward them (DPDK
+                                 * mac_ctrl_frame_fwd) with 802.3x flow
+                                 * control off. */
+    PFC_MAC_CONTROL_TRUSTED,    /* mac-control=trust. */
+    PFC_MAC_CONTROL_REFUSED,    /* The driver refused: no PFC on the port. */
+};
+
+/* What the driver of a port answered to the requests that make it pass MAC
+ * Control frames to software, as negative errno values or 0 (DPDK's
+ * convention); a request that was not made is 0. */
+struct pfc_mac_control_answers {
+    int flow_ctrl_get;          /* rte_eth_dev_flow_ctrl_get(). */
+    int flow_ctrl_set;          /* rte_eth_dev_flow_ctrl_set() with mode
+                                 * RTE_ETH_FC_NONE, mac_ctrl_frame_fwd 1. */
+    int allmulticast;           /* rte_eth_allmulticast_enable(), made only
+                                 * if the port is neither promiscuous nor
+                                 * all-multicast. */
+};
+
+bool pfc_driver_is_virtual(const char *driver);
+bool pfc_mac_control_needs_nic(const char *driver, bool trust);
+enum pfc_mac_control pfc_mac_control_decide(
+    const char *driver, bool trust, const struct pfc_mac_control_answers *,
+    char **reason);
+const char *pfc_mac_control_name(enum pfc_mac_control);
 
 #endif /* pfc.h */

@@ -418,11 +418,21 @@ test_xoff(void)
     ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 45000, &f));
     ovs_assert(f.enable == 0x0c && f.time[2] == 1000 && f.time[3] == 1000);
 
-    /* Disabling a priority while asserted: forgotten, never named again. */
+    /* Disabling a priority while asserted: one XON for it, then it is never
+     * named again, however full. */
     params.enabled = 0x08;
-    charge[2] = 0;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 46000, &f));
+    charge[2] = 1000000;
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 46000, &f));
+    ovs_assert(f.enable == 0x04 && f.time[2] == 0);
     ovs_assert(x.asserted == 0x08);
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 46001, &f));
+
+    /* PFC removed (nothing enabled): XON for everything asserted. */
+    params.enabled = 0;
+    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 47000, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 0 && x.asserted == 0);
+    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 47001, &f));
+    params.enabled = 0x08;
 
     /* Packet thresholds: XOFF on packets alone, XON only when both the
      * bytes and the packets are low. */
@@ -650,6 +660,26 @@ test_ring(void)
         ovs_assert(strstr(err, "\"auto\" or \"interface\""));
         free(err);
     }
+    smap_destroy(&details);
+
+    /* mac-control: auto (default) or trust, kept by to_smap and equal. */
+    struct pfc_config cfg2;
+    smap_init(&details);
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(!cfg.mac_control_trust);
+    smap_add(&details, "mac-control", "trust");
+    ovs_assert(!pfc_config_parse(&details, &cfg2, &err));
+    ovs_assert(cfg2.mac_control_trust);
+    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
+    smap_init(&out);
+    pfc_config_to_smap(&cfg2, &out);
+    ovs_assert(!strcmp(smap_get(&out, "mac-control"), "trust"));
+    smap_destroy(&out);
+    smap_replace(&details, "mac-control", "yes");
+    ovs_assert(pfc_config_parse(&details, &cfg, &err) == EINVAL);
+    ovs_assert(strstr(err, "other_config:mac-control=\"yes\""));
+    ovs_assert(strstr(err, "auto or trust"));
+    free(err);
     smap_destroy(&details);
 }
 
@@ -948,6 +978,189 @@ test_samples(void)
     ovs_assert(ns == UINT32_MAX && at == 42);
 }
 
+/* pfc_tx_forbidden(): MAC Control frames, tagged up to twice, and frames to
+ * 01-80-C2-00-00-01 never leave; everything else does. */
+static void
+test_tx_filter(void)
+{
+    uint8_t f[64];
+
+    memset(f, 0, sizeof f);
+    /* Ordinary unicast IPv4. */
+    memcpy(f, "\x02\x00\x00\x00\x00\x0b\x02\x00\x00\x00\x00\x0a", 12);
+    f[12] = 0x08;
+    ovs_assert(!pfc_tx_forbidden(f, sizeof f));
+    /* 0x8808 to a unicast address: PAUSE or PFC aimed at the peer. */
+    f[13] = 0x08;
+    f[12] = 0x88;
+    ovs_assert(pfc_tx_forbidden(f, sizeof f));
+    ovs_assert(pfc_tx_forbidden(f, 14));
+    ovs_assert(!pfc_tx_forbidden(f, 13));       /* Too short to tell. */
+    /* One 802.1Q tag, then 0x8808. */
+    f[12] = 0x81; f[13] = 0x00; f[14] = 0x60; f[15] = 0x00;
+    f[16] = 0x88; f[17] = 0x08;
+    ovs_assert(pfc_tx_forbidden(f, sizeof f));
+    f[16] = 0x08; f[17] = 0x00;
+    ovs_assert(!pfc_tx_forbidden(f, sizeof f));
+    /* 802.1ad outer tag, 802.1Q inner tag, then 0x8808. */
+    f[12] = 0x88; f[13] = 0xa8;
+    f[16] = 0x81; f[17] = 0x00; f[18] = 0x60; f[19] = 0x00;
+    f[20] = 0x88; f[21] = 0x08;
+    ovs_assert(pfc_tx_forbidden(f, sizeof f));
+    ovs_assert(!pfc_tx_forbidden(f, 20));       /* Truncated after tags. */
+    f[20] = 0x08; f[21] = 0x00;
+    ovs_assert(!pfc_tx_forbidden(f, sizeof f));
+    /* Three tags: not a MAC Control frame this switch recognizes. */
+    f[20] = 0x81; f[21] = 0x00; f[24] = 0x88; f[25] = 0x08;
+    ovs_assert(!pfc_tx_forbidden(f, sizeof f));
+    /* Any frame to 01-80-C2-00-00-01, whatever its EtherType. */
+    memcpy(f, "\x01\x80\xc2\x00\x00\x01", 6);
+    f[12] = 0x08; f[13] = 0x00;
+    ovs_assert(pfc_tx_forbidden(f, sizeof f));
+    /* Other reserved addresses (LLDP, STP) are not this filter's. */
+    f[5] = 0x0e;
+    ovs_assert(!pfc_tx_forbidden(f, sizeof f));
+    f[5] = 0x00;
+    ovs_assert(!pfc_tx_forbidden(f, sizeof f));
+}
+
+/* pfc_receive(): only PFC-enabled priorities pause; the others are counted
+ * as ignored, and every e[n] = 1 counts as received. */
+static void
+test_receive(void)
+{
+    struct pfc_frame f = { .enable = 0x18 };
+    struct pfc_counters c;
+    struct pfc_pause p;
+    uint64_t t = 1000000;
+
+    memset(&c, 0, sizeof c);
+    pfc_pause_init(&p);
+    f.time[3] = 100;
+    f.time[4] = 100;
+    ovs_assert(pfc_receive(&p, &c, &f, 0x08, &tb10g, t, t) == 0x08);
+    ovs_assert(pfc_pause_status(&p, t + 1) == 0x08);
+    ovs_assert(c.rx_frames[3] == 1 && c.rx_frames[4] == 1);
+    ovs_assert(c.rx_ignored[3] == 0 && c.rx_ignored[4] == 1);
+    ovs_assert(c.transitions[3] == 1 && c.transitions[4] == 0);
+
+    /* An XON for a priority that is not enabled changes nothing either. */
+    f.enable = 0x10;
+    f.time[4] = 0;
+    ovs_assert(pfc_receive(&p, &c, &f, 0x08, &tb10g, t + 2, t + 2) == 0);
+    ovs_assert(pfc_pause_status(&p, t + 3) == 0x08);
+    ovs_assert(c.rx_ignored[4] == 2);
+
+    /* Nothing enabled: nothing pauses. */
+    f.enable = 0xff;
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        f.time[n] = 65535;
+    }
+    pfc_pause_init(&p);
+    ovs_assert(pfc_receive(&p, &c, &f, 0, &tb10g, t, t) == 0);
+    ovs_assert(pfc_pause_status(&p, t + 1) == 0);
+}
+
+/* pfc_mac_control_decide(): virtual devices need nothing, trust skips the
+ * NIC, and a driver that refuses any step refuses PFC with a reason that
+ * names the driver and the call. */
+static void
+test_mac_control(void)
+{
+    struct pfc_mac_control_answers ok = { 0, 0, 0 };
+    struct pfc_mac_control_answers a;
+    char *reason;
+
+    ovs_assert(pfc_driver_is_virtual("net_af_packet"));
+    ovs_assert(pfc_driver_is_virtual("net_null"));
+    ovs_assert(pfc_driver_is_virtual("net_virtio_user"));
+    ovs_assert(!pfc_driver_is_virtual("net_ixgbe"));
+    ovs_assert(!pfc_driver_is_virtual("mlx5_pci"));
+    ovs_assert(!pfc_driver_is_virtual(NULL));
+
+    ovs_assert(!pfc_mac_control_needs_nic("net_pcap", false));
+    ovs_assert(!pfc_mac_control_needs_nic("net_ixgbe", true));
+    ovs_assert(pfc_mac_control_needs_nic("net_ixgbe", false));
+
+    ovs_assert(pfc_mac_control_decide("net_ring", false, &ok, &reason)
+               == PFC_MAC_CONTROL_VIRTUAL && !reason);
+    ovs_assert(pfc_mac_control_decide("mlx5_pci", true, &ok, &reason)
+               == PFC_MAC_CONTROL_TRUSTED && !reason);
+    ovs_assert(pfc_mac_control_decide("net_ixgbe", false, &ok, &reason)
+               == PFC_MAC_CONTROL_NIC && !reason);
+
+    a = ok;
+    a.flow_ctrl_set = -EINVAL;          /* cnxk, hns3, sfc... */
+    ovs_assert(pfc_mac_control_decide("net_cnxk", false, &a, &reason)
+               == PFC_MAC_CONTROL_REFUSED);
+    ovs_assert(strstr(reason, "net_cnxk")
+               && strstr(reason, "rte_eth_dev_flow_ctrl_set()")
+               && strstr(reason, "mac-control=trust"));
+    free(reason);
+
+    a = ok;
+    a.flow_ctrl_get = -ENOTSUP;
+    ovs_assert(pfc_mac_control_decide("net_foo", false, &a, &reason)
+               == PFC_MAC_CONTROL_REFUSED);
+    ovs_assert(strstr(reason, "rte_eth_dev_flow_ctrl_get()"));
+    free(reason);
+
+    a = ok;
+    a.allmulticast = -EIO;
+    ovs_assert(pfc_mac_control_decide("net_e1000_igb", false, &a, &reason)
+               == PFC_MAC_CONTROL_REFUSED);
+    ovs_assert(strstr(reason, "rte_eth_allmulticast_enable()"));
+    free(reason);
+
+    /* Trust wins over a refusal; a virtual device never asks. */
+    ovs_assert(pfc_mac_control_decide("net_cnxk", true, &a, &reason)
+               == PFC_MAC_CONTROL_TRUSTED && !reason);
+    ovs_assert(pfc_mac_control_decide("net_tap", false, &a, &reason)
+               == PFC_MAC_CONTROL_VIRTUAL && !reason);
+    ovs_assert(!strcmp(pfc_mac_control_name(PFC_MAC_CONTROL_NIC),
+                       "forwarded by the NIC"));
+}
+
+/* pfc_holdq_reserve() and pfc_holdq_append(): a reconfiguration can move
+ * more packets into a queue than its limit, in order, and the limit still
+ * applies to pfc_holdq_push(). */
+static void
+test_holdq_append(void)
+{
+    struct pfc_holdq q;
+    struct pfc_held h = { .len = 100, .in_port = 1, .prio = 3 };
+
+    pfc_holdq_init(&q, 4);
+    for (uintptr_t i = 0; i < 3; i++) {
+        h.pkt = (void *) (i + 1);
+        ovs_assert(pfc_holdq_push(&q, &h));
+    }
+    pfc_holdq_pop(&q, 2);               /* Head no longer at slot 0. */
+    h.pkt = (void *) 4;
+    ovs_assert(pfc_holdq_push(&q, &h));
+    pfc_holdq_reserve(&q, 10);
+    ovs_assert(q.cap == 10 && q.limit == 4 && q.n == 2);
+    for (uintptr_t i = 5; i < 13; i++) {
+        h.pkt = (void *) i;
+        ovs_assert(pfc_holdq_append(&q, &h));
+    }
+    ovs_assert(q.n == 10);
+    h.pkt = (void *) 99;
+    ovs_assert(!pfc_holdq_append(&q, &h));
+    ovs_assert(!pfc_holdq_push(&q, &h));
+    ovs_assert(pfc_holdq_peek(&q, 0)->pkt == (void *) 3);
+    ovs_assert(pfc_holdq_peek(&q, 1)->pkt == (void *) 4);
+    for (uintptr_t i = 2; i < 10; i++) {
+        ovs_assert(pfc_holdq_peek(&q, i)->pkt == (void *) (i + 3));
+    }
+    /* Back under the limit, push works again. */
+    pfc_holdq_pop(&q, 7);
+    ovs_assert(pfc_holdq_push(&q, &h));
+    ovs_assert(pfc_holdq_peek(&q, 3)->pkt == (void *) 99);
+    pfc_holdq_pop(&q, q.n);
+    pfc_holdq_destroy(&q);
+}
+
 static const struct {
     const char *name;
     void (*f)(void);
@@ -967,6 +1180,10 @@ static const struct {
     { "config", test_config },
     { "counters", test_counters },
     { "samples", test_samples },
+    { "tx-filter", test_tx_filter },
+    { "receive", test_receive },
+    { "mac-control", test_mac_control },
+    { "holdq-append", test_holdq_append },
 };
 
 /* "ovstest test-pfc [NAME...]" runs the named tests, or all of them. */
