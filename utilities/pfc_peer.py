@@ -34,6 +34,7 @@ sequence number (4, big-endian).
 Subcommands (see --help of each):
   build       print the octets of a MAC Control frame variant
   send-pfc    send PFC (or malformed MAC Control) frames, once or refreshed
+  send-macc   send MAC Control frames of given opcodes, DAs and VLAN tags
   stream      send sequence-numbered data streams at a given rate
   recv        record arriving frames; SIGUSR1 writes a snapshot, SIGTERM ends
   check       check a recv record: exactly once, in order, none, ...
@@ -66,6 +67,7 @@ QUANTUM_BITS = 512
 
 MAC_A = "02:00:00:00:0a:01"     # Host in namespace A.
 MAC_B = "02:00:00:00:0b:01"     # Host in namespace B.
+MAC_C = "02:00:00:00:0c:01"     # Host in namespace C (a guest).
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -178,6 +180,53 @@ def macc_frame(body, src=MAC_B, dst=PFC_DA, vlan=None, pad=True,
     return frame
 
 
+def parse_tags(spec):
+    """'' or '-' -> []; '8100:10' -> [(0x8100, 10)];
+    '88a8:100,8100:10' -> [(0x88a8, 100), (0x8100, 10)], outermost first.
+    A tag may give a PCP as TPID:VID:PCP."""
+    tags = []
+    if spec in (None, "", "-", "none"):
+        return tags
+    for item in spec.split(","):
+        w = item.split(":")
+        tpid, vid = int(w[0], 16), int(w[1])
+        pcp = int(w[2]) if len(w) > 2 else 0
+        if tpid not in (0x8100, 0x88A8, 0x9100) or not 0 <= vid < 4096 \
+           or not 0 <= pcp < 8:
+            raise ValueError("bad VLAN tag %r" % item)
+        tags.append((tpid, vid, pcp))
+    return tags
+
+
+def tagged_macc_frame(body, src, dst, tags):
+    """A MAC Control frame around 'body' behind the VLAN tags 'tags'
+    (parse_tags(), outermost first; an 802.1ad S-tag is TPID 0x88a8), built
+    with scapy and padded to 60 octets."""
+    s = scapy()
+    types = [t[0] for t in tags] + [ETH_MAC_CONTROL]
+    pkt = s.Ether(dst=dst, src=src, type=types[0])
+    for i, (_, vid, pcp) in enumerate(tags):
+        pkt = pkt / s.Dot1Q(prio=pcp, vlan=vid, type=types[i + 1])
+    frame = bytes(pkt / s.Raw(body))
+    return frame.ljust(60, b"\0")
+
+
+def macc_kind_frame(spec, src, enable=0x08, time_=65535):
+    """'OPCODE@DST@TAGS' -> a MAC Control frame.  OPCODE is pfc (0x0101,
+    priorities 'enable' paused for 'time_' quanta), pause (802.3x, 0x0001,
+    'time_' quanta) or a number; DST a MAC address or 'pfc' for
+    01:80:c2:00:00:01; TAGS as parse_tags()."""
+    op, dst, tags = (spec.split("@") + ["", ""])[:3]
+    dst = PFC_DA if dst in ("", "pfc") else dst
+    if op == "pfc":
+        body = pfc_body(enable, time_)
+    elif op == "pause":
+        body = struct.pack("!HH", OPCODE_PAUSE, time_)
+    else:
+        body = pfc_body(enable, time_, opcode=int(op, 0))
+    return tagged_macc_frame(body, src, dst, parse_tags(tags))
+
+
 # Variants of MAC Control frames, for robustness tests.  Each is
 # (builder(enable, time, src), expectation), where expectation is what a PFC
 # port must do with it: "pfc" (act on it), "invalid", "pause-ignored",
@@ -282,11 +331,19 @@ def parse_frame(frame):
     d["src"] = ":".join("%02x" % b for b in frame[6:12])
     et = struct.unpack_from("!H", frame, 12)[0]
     off = 14
-    if et in (0x8100, 0x88A8) and len(frame) >= 18:
-        tci = struct.unpack_from("!H", frame, 14)[0]
-        d["pcp"], d["vid"] = tci >> 13, tci & 0xFFF
-        et = struct.unpack_from("!H", frame, 16)[0]
-        off = 18
+    tags = 0
+    # Up to two VLAN tags (802.1Q, or an 802.1ad S-tag outside a C-tag);
+    # "pcp" and "vid" are the outer tag's.
+    while et in (0x8100, 0x88A8, 0x9100) and tags < 2 \
+            and len(frame) >= off + 4:
+        tci = struct.unpack_from("!H", frame, off)[0]
+        if not tags:
+            d["pcp"], d["vid"] = tci >> 13, tci & 0xFFF
+        et = struct.unpack_from("!H", frame, off + 2)[0]
+        off += 4
+        tags += 1
+    if tags:
+        d["tags"] = tags
     d["type"] = et
     if et == ETH_MAC_CONTROL:
         d["kind"] = "macc"
@@ -1157,9 +1214,28 @@ def cmd_send_pfc(args):
             if is_pfc(parse_frame(frame)) else args.variant))
 
 
+def cmd_send_macc(args):
+    port = Port(args.port)
+    frames = [(k, macc_kind_frame(k, args.src, parse_prios(args.prio),
+                                  args.time)) for k in args.kind]
+    n = 0
+    for _ in range(args.count):
+        for _, f in frames:
+            port.send(f)
+            n += 1
+            if args.gap:
+                time.sleep(args.gap)
+    if args.verbose:
+        for k, f in frames:
+            print("send-macc: %d x %s (%d octets): %s" % (
+                args.count, k, len(f), f[:26].hex()))
+        print("send-macc: %d frame(s) on %s" % (n, args.port))
+
+
 def cmd_stream(args):
     port = Port(args.port)
     src, dst = (MAC_A, MAC_B) if args.side == "A" else (MAC_B, MAC_A)
+    src, dst = args.src or src, args.dst or dst
     if not args.batch:
         sent = send_streams(port, parse_streams(args.streams), args.count,
                             args.rate, size=args.size, src=src, dst=dst,
@@ -1307,6 +1383,25 @@ def cmd_selftest(args):
           and d["stream"] == 3 and d["len"] == 128, "data frame %s" % d)
     ck.ok(abs(quanta_to_s(65535, parse_speed("10G")) - 3.355e-3) < 1e-6,
           "65535 quanta at 10G is 3.355 ms")
+    f = macc_kind_frame("pfc@pfc@88a8:100,8100:10", MAC_C)
+    ck.ok(len(f) == 60 and f[:6] == bytes.fromhex("0180c2000001")
+          and f[12:14] == b"\x88\xa8" and f[14:16] == b"\x00\x64"
+          and f[16:18] == b"\x81\x00" and f[18:20] == b"\x00\x0a"
+          and f[20:22] == b"\x88\x08" and f[22:24] == b"\x01\x01"
+          and f[24:26] == b"\x00\x08", "802.1ad + 802.1Q tagged PFC frame "
+          "layout: %s" % f[:26].hex())
+    d = parse_frame(f)
+    ck.ok(is_pfc(d) and d["tags"] == 2 and d["vid"] == 100
+          and d["times"][3] == 65535, "parse of double-tagged PFC frame %s"
+          % d)
+    f = macc_kind_frame("pause@%s@8100:10" % MAC_B, MAC_C, time_=7)
+    d = parse_frame(f)
+    ck.ok(d["kind"] == "macc" and d["opcode"] == OPCODE_PAUSE
+          and d["pause_time"] == 7 and d["dst"] == MAC_B and d["tags"] == 1,
+          "tagged unicast 802.3x PAUSE %s" % d)
+    f = macc_kind_frame("pfc@pfc@-", MAC_B)
+    ck.ok(f == pfc_frame(0x08, 65535), "untagged send-macc PFC frame is "
+          "pfc_frame()")
     return ck.finish()
 
 
@@ -1341,9 +1436,30 @@ def main():
     s.add_argument("-v", "--verbose", action="store_true")
     s.set_defaults(func=cmd_send_pfc)
 
+    s = sub.add_parser("send-macc", help="send MAC Control frames of "
+                       "given opcodes, destinations and VLAN tags")
+    s.add_argument("--port", required=True, help="[NETNS:]IFACE")
+    s.add_argument("--src", default=MAC_C)
+    s.add_argument("--kind", action="append", required=True,
+                   help="OPCODE@DST@TAGS, repeatable: OPCODE pfc, pause "
+                   "or a number; DST a MAC or pfc (01:80:c2:00:00:01); "
+                   "TAGS - or TPID:VID[:PCP],... outermost first, e.g. "
+                   "88a8:100,8100:10")
+    s.add_argument("--prio", default="3", help="PFC: priorities enabled")
+    s.add_argument("--time", type=int, default=65535, help="pause quanta")
+    s.add_argument("--count", type=int, default=1,
+                   help="rounds: each kind is sent COUNT times")
+    s.add_argument("--gap", type=float, default=0.001,
+                   help="seconds between two frames")
+    s.add_argument("-v", "--verbose", action="store_true")
+    s.set_defaults(func=cmd_send_macc)
+
     s = sub.add_parser("stream", help="send sequence-numbered streams")
     s.add_argument("--port", required=True)
     s.add_argument("--side", default="A", choices=["A", "B"])
+    s.add_argument("--src", help="source MAC (default: the --side host's)")
+    s.add_argument("--dst", help="destination MAC (default: the other "
+                   "host's)")
     s.add_argument("--streams", default="3:3",
                    help="ID:PRIO[u],... (u = untagged)")
     s.add_argument("--count", type=int, default=100)

@@ -21,6 +21,13 @@
 #
 # Flows: in_port=dpdk-a -> dpdk-b and in_port=dpdk-b -> dpdk-a.
 #
+# A test may add a third host, netns C, with pfc_net_add_c and pfc_port_c:
+#
+#   netns C: $PFC_IF_C1 (MAC 02:00:00:00:0c:01)
+#       <-veth-> $PFC_IF_C0 = dpdk-c (net_af_packet2)   [netns S, br0]
+#
+# with no flows of its own.
+#
 # Every object made here is undone by pfc_cleanup, which pfc_setup installs
 # as the EXIT trap of the calling (sub)shell.  Background processes started
 # through pfc_bg are stopped by PID.
@@ -31,6 +38,7 @@ PFC_PY=/usr/bin/python3
 PFC_PEER="$PFC_REPO/utilities/pfc_peer.py"
 PFC_MAC_A=02:00:00:00:0a:01
 PFC_MAC_B=02:00:00:00:0b:01
+PFC_MAC_C=02:00:00:00:0c:01
 PFC_HUGEPAGES=${PFC_HUGEPAGES:-512}        # 2 MB pages wanted in total
 PFC_HUGEPAGES_FREE=${PFC_HUGEPAGES_FREE:-128}  # of which free for us
 PFC_PMD_MASK=${PFC_PMD_MASK:-0x2}
@@ -53,6 +61,9 @@ pfc_ids() {
     PFC_IF_A1=pfa${PFC_ID}h
     PFC_IF_B0=pfb${PFC_ID}r
     PFC_IF_B1=pfb${PFC_ID}h
+    PFC_NS_C=pfcC$PFC_ID
+    PFC_IF_C0=pfc${PFC_ID}r
+    PFC_IF_C1=pfc${PFC_ID}h
 }
 
 # pfc_prereqs [OVS_TREE]: checks that everything needed is present; names
@@ -211,11 +222,32 @@ pfc_net_setup() {
     return 0
 }
 
+# pfc_net_add_c: a third host, namespace C, on a veth to namespace S (made
+# by pfc_net_setup first).  pfc_net_teardown removes it.
+pfc_net_add_c() {
+    ip netns add "$PFC_NS_C" || return 1
+    ip netns exec "$PFC_NS_C" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+    ip netns exec "$PFC_NS_C" sysctl -qw \
+        net.ipv6.conf.default.disable_ipv6=1
+    ip -n "$PFC_NS_C" link set lo up
+    ip link add "$PFC_IF_C0" netns "$PFC_NS_S" type veth \
+        peer name "$PFC_IF_C1" netns "$PFC_NS_C" || return 1
+    ip netns exec "$PFC_NS_S" sysctl -qw \
+        "net.ipv6.conf.$PFC_IF_C0.disable_ipv6=1"
+    ip netns exec "$PFC_NS_C" sysctl -qw \
+        "net.ipv6.conf.$PFC_IF_C1.disable_ipv6=1"
+    ip -n "$PFC_NS_S" link set "$PFC_IF_C0" up || return 1
+    ip -n "$PFC_NS_C" link set "$PFC_IF_C1" address "$PFC_MAC_C" up \
+        || return 1
+    return 0
+}
+
 pfc_net_teardown() {
     [ -n "$PFC_ID" ] || return 0
     ip netns del "$PFC_NS_S" 2>/dev/null
     ip netns del "$PFC_NS_A" 2>/dev/null
     ip netns del "$PFC_NS_B" 2>/dev/null
+    ip netns del "$PFC_NS_C" 2>/dev/null
     return 0
 }
 
@@ -307,6 +339,25 @@ pfc_bridge_setup() {
     pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:dpdk-b || return 1
     pfc_ofctl add-flow br0 in_port=dpdk-b,actions=output:dpdk-a || return 1
     return 0
+}
+
+# pfc_iface_ok IFACE: fails, with the Interface's error, if ovs-vswitchd
+# could not open IFACE.
+pfc_iface_ok() {
+    local err
+    err=$(pfc_vsctl get Interface "$1" error 2>/dev/null)
+    if [ -n "$err" ] && [ "$err" != "[]" ]; then
+        pfc_err "interface $1: $err"
+        return 1
+    fi
+    return 0
+}
+
+# pfc_port_c: dpdk-c on $PFC_IF_C0 (pfc_net_add_c), no QoS, no flows.
+pfc_port_c() {
+    pfc_vsctl add-port br0 dpdk-c -- set Interface dpdk-c type=dpdk \
+        "options:dpdk-devargs=net_af_packet2,iface=$PFC_IF_C0" || return 1
+    pfc_iface_ok dpdk-c
 }
 
 # pfc_qos PORT KEY=VALUE...: gives PORT a QoS of type pfc with the given
@@ -466,11 +517,15 @@ pfc_bg_peer() {
 }
 
 # tshark captures of MAC Control frames (EtherType 0x8808, also behind a
-# VLAN tag).  pfc_tshark_start NS IFACE FILE; sets PFC_TSHARK_PID.
+# VLAN tag).  pfc_tshark_start NS IFACE FILE [FILTER]; FILTER replaces that
+# capture filter, and an empty FILTER captures every frame.  Sets
+# PFC_TSHARK_PID.
 pfc_tshark_start() {
     local ns=$1 ifc=$2 out=$3 i
-    pfc_bg ip netns exec "$ns" tshark -q -i "$ifc" \
-        -f "ether proto 0x8808 or (vlan and ether proto 0x8808)" \
+    local filter=${4-"ether proto 0x8808 or (vlan and ether proto 0x8808)"}
+    local fargs=()
+    [ -n "$filter" ] && fargs=(-f "$filter")
+    pfc_bg ip netns exec "$ns" tshark -q -i "$ifc" "${fargs[@]}" \
         -w "$out" 2>"$out.log"
     PFC_TSHARK_PID=$PFC_LAST_PID
     for i in $(seq 100); do
