@@ -881,7 +881,8 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     smap_add(details, "tx-ring-size",
              pfc_tx_ring_size_name(cfg->tx_ring_size, &d));
     ds_destroy(&d);
-    smap_add(details, "mac-control", cfg->mac_control_trust ? "trust" : "auto");
+    smap_add(details, "mac-control",
+             cfg->mac_control_trust ? "trust" : "auto");
 }
 
 /* Returns true if 'a' and 'b' configure a port identically, ignoring the

@@ -26,7 +26,7 @@
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        not_forwarded reconfig_held remap_held hold_full tso_held
-       copies_charged congestion guest_mac_control vhost_no_reconfig
+       copies_charged congestion xon_on_change guest_mac_control vhost_no_reconfig
        qos_changes_lossless)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
@@ -422,11 +422,78 @@ wait_held() {
     return 1
 }
 
-# Reconfiguration and port deletion while packets are held: the held mbufs
-# are freed (no leak: the mempool gets them back), counted as hold drops,
-# and logged; ovs-vswitchd keeps running.
+# XON before PFC goes: dpdk-a asserts XOFF for p3 (B pauses dpdk-b, which
+# holds A's p3 frames past dpdk-a's xoff-threshold).  Then, in turn, a QoS
+# change that drops p3 from dpdk-a's pfc-enable, removing dpdk-a's QoS, and
+# deleting dpdk-a must each send A an XON for p3 at once, rather than leave A
+# paused until its 65535-quanta timer runs out.  tshark in A is the oracle.
+test_xon_on_change() {
+    local pcap=$PFC_TMP/a.pcap lines q
+    pfc_setup "$OVS" || return 1
+    pcap=$PFC_TMP/a.pcap
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=2000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
+    pause_p3
+    send_p3 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    # xoff_p3: whether dpdk-a asserts XOFF for p3 now (pfc/show "xoff").
+    xoff_p3() { pfc_show dpdk-a | awk '$1 == "p3" { print $9 }'; }
+    wait_xoff() {       # wait_xoff yes|no WHAT
+        local i
+        for i in $(seq 50); do
+            [ "$(xoff_p3)" = "$1" ] && { pfc_log "ok: $2"; return 0; }
+            sleep 0.1
+        done
+        pfc_log "FAIL: $2 (xoff of p3 on dpdk-a: $(xoff_p3))"
+        FAILS=$((FAILS + 1))
+    }
+    wait_xoff yes "dpdk-a asserts XOFF for p3"
+    q=$(pfc_vsctl get Port dpdk-a qos)
+
+    # 1. p3 leaves pfc-enable.
+    pfc_vsctl set QoS "$q" other_config:pfc-enable=4 || FAILS=$((FAILS + 1))
+    wait_xoff no "XOFF withdrawn when p3 leaves pfc-enable"
+    sleep 0.3
+    # 2. p3 back (the charge is still high: XOFF again), then the QoS goes.
+    pfc_vsctl set QoS "$q" other_config:pfc-enable=3 || FAILS=$((FAILS + 1))
+    wait_xoff yes "XOFF again when p3 is back in pfc-enable"
+    sleep 0.3
+    pfc_vsctl clear Port dpdk-a qos || FAILS=$((FAILS + 1))
+    sleep 1
+    # 3. A QoS again (XOFF again), then the port goes.
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=2000 || FAILS=$((FAILS + 1))
+    wait_xoff yes "XOFF again with a new QoS"
+    sleep 0.3
+    pfc_vsctl del-port br0 dpdk-a || FAILS=$((FAILS + 1))
+    sleep 1
+    pfc_tshark_stop
+    pfc_stop_pid "$PAUSE_PID"
+    # Fields: 1 time, 2 src, 3 dst, 4 opcode, 5 vector, 6..13 e[0..7],
+    # 14..21 time[0..7].  The p3 times in order, runs collapsed: XOFF
+    # (65535) then XON (0), three times.
+    lines=$(pfc_tshark_pfc "$pcap")
+    local seq
+    seq=$(awk '$9 == 1 { print ($17 ? "XOFF" : "XON") }' <<<"$lines" \
+          | uniq | tr '\n' ' ')
+    pfc_log "p3 in dpdk-a's PFC frames, runs collapsed: $seq"
+    check "XOFF/XON cycles for p3 (change, removal, deletion)" \
+        "$(grep -o 'XOFF XON' <<<"$seq" | wc -l)" -eq 3
+    check "the last frame for p3 is an XON" \
+        "$(awk '$9 == 1 { t = $17 } END { print t }' <<<"$lines")" -eq 0
+    check "no frame names p4 (enabled only while p3 was not)" \
+        "$(awk '$10 == 1 && $18 != 0' <<<"$lines" | wc -l)" -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# Reconfiguration and port deletion while packets are held: a change of a
+# pfc key keeps the held packets (none freed, none dropped); deleting the
+# port frees them (no leak: the mempool gets them back), counts them, and
+# logs it; ovs-vswitchd keeps running.
 test_reconfig_held() {
-    local log free0 free1
+    local log free0 i
     pfc_setup "$OVS" || return 1
     log=$PFC_TMP/ovs-vswitchd.log
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
@@ -439,36 +506,41 @@ test_reconfig_held() {
     send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
 
-    # Changing the QoS frees the 100 held packets.
+    # Changing the QoS keeps the 100 held packets, and a smaller queue-size
+    # than they fill still keeps them.
     pfc_vsctl set QoS "$(pfc_vsctl get Port dpdk-b qos)" \
         other_config:queue-size=2048 || FAILS=$((FAILS + 1))
+    for i in $(seq 30); do
+        pfc_show dpdk-b | grep -q 'queue-size: 2048 packets' && break
+        sleep 0.1
+    done
+    run_or_fail "queue-size 2048 in force" \
+        bash -c "'$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b \
+                 | grep -q 'queue-size: 2048 packets'"
+    check "held p3 packets after the change" "$(held_p3)" -eq 100
+    pfc_vsctl set QoS "$(pfc_vsctl get Port dpdk-b qos)" \
+        other_config:queue-size=50 || FAILS=$((FAILS + 1))
+    for i in $(seq 30); do
+        pfc_show dpdk-b | grep -q 'queue-size: 50 packets' && break
+        sleep 0.1
+    done
+    check "held p3 packets after queue-size=50" "$(held_p3)" -eq 100
+    run_or_fail "log: no held packet freed by the changes" \
+        bash -c "! grep -q 'held packets' '$log'"
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+
+    # Deleting the port frees and counts them.
+    pfc_vsctl del-port br0 dpdk-b || FAILS=$((FAILS + 1))
     for i in $(seq 50); do
-        grep -q 'dpdk-b: freed 100 held packets on PFC reconfiguration' \
+        grep -q 'dpdk-b: PFC no longer applies: 0 held packets sent, 100 freed' \
             "$log" && break
         sleep 0.1
     done
-    run_or_fail "log: freed 100 held packets on reconfiguration" \
-        grep -q 'dpdk-b: freed 100 held packets on PFC reconfiguration' \
+    run_or_fail "log: 100 held packets freed on port deletion" \
+        grep -q 'dpdk-b: PFC no longer applies: 0 held packets sent, 100 freed' \
         "$log"
-    pfc_stats_refresh
-    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
-        -eq 100
-    sleep 0.5
-    free1=$(mempool_free)
-    check "free mbufs after reconfiguration (was $free0)" "$free1" -ge \
-        $((free0 - 64))
-
-    # Hold 50 more under the new configuration, then delete the port.
-    wait_held 0 || FAILS=$((FAILS + 1))
-    send_p3 50 100 || FAILS=$((FAILS + 1))
-    wait_held 50 || FAILS=$((FAILS + 1))
-    pfc_vsctl del-port br0 dpdk-b || FAILS=$((FAILS + 1))
-    for i in $(seq 50); do
-        grep -q 'dpdk-b: freed 50 held packets' "$log" && break
-        sleep 0.1
-    done
-    run_or_fail "log: freed 50 held packets on port deletion" \
-        grep -q 'dpdk-b: freed 50 held packets' "$log"
     run_or_fail "ovs-vswitchd still answers" pfc_appctl version
     run_or_fail "pfc/show no longer lists dpdk-b" \
         bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b"
@@ -577,7 +649,7 @@ test_hold_full() {
     check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
         -eq 60
     check "pfc/show hold-drops of p3" \
-        "$(pfc_show dpdk-b | awk '$1 == "p3" { print $NF }')" -eq 60
+        "$(pfc_show dpdk-b | awk '$1 == "p3" { print $14 }')" -eq 60
     pfc_stop_pid "$PAUSE_PID"
     [ "$FAILS" -eq 0 ]
 }
