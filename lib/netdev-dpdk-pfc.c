@@ -1793,8 +1793,9 @@ pfc_tx_burst_blocking(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
  * or deleting it): sends on tx queue 0, with mbufs from 'mp', the XON that
  * 'pfc' owes for each priority whose XOFF is in force, then, if
  * 'send_held', the packets it holds, oldest first, whether paused or not.
- * What is not sent (no 'mp', a full ring, or 'send_held' false) is freed and
- * counted as hold drops and in tx_dropped.  Retires 'pfc'.  Returns the
+ * What is not sent (no 'mp', 'send_held' false, or everything from the
+ * first packet that a full ring refused for 1 ms on) is freed and counted as
+ * hold drops and in tx_dropped.  Retires 'pfc'.  Returns the
  * number of held packets freed. */
 uint64_t
 netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
@@ -1843,6 +1844,9 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
             if (send_held && mp && pfc_tx_burst_blocking(port_id, &m, 1)) {
                 sent_held++;
             } else {
+                /* A ring that did not drain in 1 ms will not: free the
+                 * rest rather than keep the main thread waiting. */
+                send_held = false;
                 pfc_count(&pfc->hold_drops[h->prio], 1);
                 rte_pktmbuf_free(m);
                 freed++;
