@@ -1795,8 +1795,10 @@ pfc_tx_burst_blocking(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
  * 'send_held', the packets it holds, oldest first, whether paused or not.
  * What is not sent (no 'mp', 'send_held' false, or everything from the
  * first packet that a full ring refused for 1 ms on) is freed and counted as
- * hold drops and in tx_dropped.  Retires 'pfc'.  Returns the
- * number of held packets freed. */
+ * hold drops and in tx_dropped.  Retires 'pfc'.  Returns the number of
+ * held packets freed.  Calls the driver with pfc->lock held, which no PMD
+ * thread takes while the port is off the PMD threads, but never with
+ * port->lock held. */
 uint64_t
 netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
                       bool send_held)
@@ -1811,44 +1813,50 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     }
     port_id = port - pfc_ports;
 
-    rte_spinlock_lock(&port->lock);
-    if (port->xoff.asserted) {
-        struct pfc_xoff_params none = pfc->xparams;
-        uint64_t zero[PFC_N_PRIOS] = { 0 };
-        struct pfc_frame frame;
-        struct rte_mbuf *m;
+    /* The XON for every XOFF in force: decided under port->lock, sent
+     * outside it. */
+    struct pfc_xoff_params none = pfc->xparams;
+    uint64_t zero[PFC_N_PRIOS] = { 0 };
+    struct rte_mbuf *m = NULL;
+    struct pfc_frame frame;
+    bool due;
 
-        none.enabled = 0;
-        pfc_xoff_run(&port->xoff, &none, zero, zero, 0, &frame);
-        m = mp ? rte_pktmbuf_alloc(mp) : NULL;
+    none.enabled = 0;
+    rte_spinlock_lock(&port->lock);
+    due = pfc_xoff_run(&port->xoff, &none, zero, zero, 0, &frame);
+    if (due && mp) {
+        m = rte_pktmbuf_alloc(mp);
         if (m) {
             pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN),
                              &port->mac, &frame);
-            if (pfc_tx_burst_blocking(port_id, &m, 1) == 1) {
-                pfc_counters_count_tx(&port->counters, &frame);
-            } else {
-                rte_pktmbuf_free(m);
-            }
         }
     }
     rte_spinlock_unlock(&port->lock);
+    if (m && pfc_tx_burst_blocking(port_id, &m, 1) == 1) {
+        rte_spinlock_lock(&port->lock);
+        pfc_counters_count_tx(&port->counters, &frame);
+        rte_spinlock_unlock(&port->lock);
+    } else if (m) {
+        rte_pktmbuf_free(m);
+    }
 
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
         struct pfc_holdq *q = &pfc->q[tc];
 
         while (q->n) {
             const struct pfc_held *h = pfc_holdq_peek(q, 0);
-            struct rte_mbuf *m = h->pkt;
+            struct rte_mbuf *pkt = h->pkt;
 
             pfc_unhold(pfc, h);
-            if (send_held && mp && pfc_tx_burst_blocking(port_id, &m, 1)) {
+            if (send_held && mp
+                && pfc_tx_burst_blocking(port_id, &pkt, 1)) {
                 sent_held++;
             } else {
                 /* A ring that did not drain in 1 ms will not: free the
                  * rest rather than keep the main thread waiting. */
                 send_held = false;
                 pfc_count(&pfc->hold_drops[h->prio], 1);
-                rte_pktmbuf_free(m);
+                rte_pktmbuf_free(pkt);
                 freed++;
             }
             pfc_holdq_pop(q, 1);

@@ -228,8 +228,10 @@ uint8_t pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS],
  * partner, from the bytes the switch holds that arrived on this port. */
 struct pfc_xoff_params {
     uint8_t enabled;            /* Bit n: priority n is lossless (pfc-enable).
-                                 * No frame is ever sent with e[n] = 1 for a
-                                 * priority not enabled (seed 000 5). */
+                                 * No XOFF ever names a priority not enabled
+                                 * (seed 000 5); only the XON that ends this
+                                 * port's own XOFF for a priority no longer
+                                 * enabled does (pfc_xoff_run()). */
     uint64_t xoff_threshold;    /* Bytes: XOFF once the byte charge reaches
                                  * it.  UINT64_MAX for no byte limit. */
     uint64_t xon_threshold;     /* Bytes, < xoff_threshold: XON (time 0) once

@@ -1061,6 +1061,23 @@ test_receive(void)
     ovs_assert(pfc_pause_status(&p, t + 1) == 0);
 }
 
+/* Asserts that pfc_mac_control_decide() refuses PFC on 'driver' given
+ * 'answers', with a reason that names the driver, the failed 'call' and the
+ * override. */
+static void
+expect_mac_control_refused(const char *driver,
+                           const struct pfc_mac_control_answers *answers,
+                           const char *call)
+{
+    char *reason;
+
+    ovs_assert(pfc_mac_control_decide(driver, false, answers, &reason)
+               == PFC_MAC_CONTROL_REFUSED);
+    ovs_assert(strstr(reason, driver) && strstr(reason, call)
+               && strstr(reason, "mac-control=trust"));
+    free(reason);
+}
+
 /* pfc_mac_control_decide(): virtual devices need nothing, trust skips the
  * NIC, and a driver that refuses any step refuses PFC with a reason that
  * names the driver and the call. */
@@ -1091,26 +1108,14 @@ test_mac_control(void)
 
     a = ok;
     a.flow_ctrl_set = -EINVAL;          /* cnxk, hns3, sfc... */
-    ovs_assert(pfc_mac_control_decide("net_cnxk", false, &a, &reason)
-               == PFC_MAC_CONTROL_REFUSED);
-    ovs_assert(strstr(reason, "net_cnxk")
-               && strstr(reason, "rte_eth_dev_flow_ctrl_set()")
-               && strstr(reason, "mac-control=trust"));
-    free(reason);
-
+    expect_mac_control_refused("net_cnxk", &a, "rte_eth_dev_flow_ctrl_set()");
     a = ok;
     a.flow_ctrl_get = -ENOTSUP;
-    ovs_assert(pfc_mac_control_decide("net_foo", false, &a, &reason)
-               == PFC_MAC_CONTROL_REFUSED);
-    ovs_assert(strstr(reason, "rte_eth_dev_flow_ctrl_get()"));
-    free(reason);
-
+    expect_mac_control_refused("net_foo", &a, "rte_eth_dev_flow_ctrl_get()");
     a = ok;
     a.allmulticast = -EIO;
-    ovs_assert(pfc_mac_control_decide("net_e1000_igb", false, &a, &reason)
-               == PFC_MAC_CONTROL_REFUSED);
-    ovs_assert(strstr(reason, "rte_eth_allmulticast_enable()"));
-    free(reason);
+    expect_mac_control_refused("net_e1000_igb", &a,
+                               "rte_eth_allmulticast_enable()");
 
     /* Trust wins over a refusal; a virtual device never asks. */
     ovs_assert(pfc_mac_control_decide("net_cnxk", true, &a, &reason)
