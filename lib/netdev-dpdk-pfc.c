@@ -14,6 +14,64 @@
  * limitations under the License.
  */
 
+/* DPDK glue of Priority-based Flow Control (IEEE 802.1Qbb): the QoS type
+ * "pfc" of netdev-dpdk.  The protocol decisions (frame codec, pause timers,
+ * when a paused priority may send again, when XOFF and XON are due) are made
+ * in lib/pfc.c, which has no DPDK in it; this file plumbs them into DPDK
+ * ports and PMD threads.
+ *
+ * Terms
+ * -----
+ *
+ * Traffic class queue: a FIFO of packets of one traffic class that wait to be
+ *     handed to the NIC, because their class is paused by the link partner
+ *     (PFC frames received on this port) or has packets waiting already, or
+ *     because the NIC's tx ring was full.  Such a packet is "held"; it
+ *     "leaves" when it is handed to the NIC.
+ *
+ * Ingress buffer occupancy: the bytes and packets that arrived on a port with
+ *     a given priority and that the switch holds in traffic class queues of
+ *     any egress port.  XOFF and XON sent out of that port follow it, summed
+ *     over every tx queue (pfc_xoff_run()).  Comparable to the priority
+ *     group buffer of a switch ASIC.
+ *
+ * tx flush: the netdev op that each PMD thread calls once per iteration,
+ *     after its rx polls, for ports with work pending, so that held packets
+ *     leave when a pause ends and due XOFF/XON go out even when no new
+ *     packet is sent to the port.
+ *
+ * Threads and locks
+ * -----------------
+ *
+ * Per DPDK port (struct pfc_port), shared by every PMD thread: the pause
+ * timers that received PFC frames set, the XOFF state towards the partner,
+ * the ingress buffer occupancy and the counters.  port->lock protects the
+ * pause timers, the XOFF state and the counters; it is held only to update
+ * them, never across a driver call, an allocation or a log message.  PMD
+ * threads read the pause timers without it, through the atomics until[] and
+ * pause_gen.  The occupancy is atomic.
+ *
+ * Per tx queue (struct pfc_txq), in the QoS object: the traffic class
+ * queues.  Every packet sent on a PFC port, held or not, and every PFC frame,
+ * is handed to the NIC by the thread that holds the lock of its tx queue, in
+ * order.  The thread that sends on a tx queue (one PMD thread in static tx
+ * queue mode; in XPS mode the one that holds netdev-dpdk's tx queue lock)
+ * is the only one that takes it in normal operation, so a PMD thread never
+ * waits for another PMD thread's rte_eth_tx_burst() on it.  The main thread
+ * takes them all to reconfigure.  A packet is held on, and leaves by, the tx
+ * queue it was sent to, so the packets of a flow, which one rx queue
+ * receives and so one PMD thread forwards, leave in the order they arrived,
+ * and a NIC that arbitrates between its tx queues cannot reorder them.  A
+ * tx queue whose thread stopped servicing it for PFC_ADOPT_NS (the main
+ * thread's, used for packet-outs, or a descheduled PMD thread's) is flushed
+ * by whichever thread finds its lock free.
+ *
+ * When a pause ends: lib/pfc.h, pfc_pause_holds().  Every rx queue of the
+ * port stamps the start of each poll that emptied its ring
+ * (netdev_dpdk_pfc_rx_begin() and netdev_dpdk_pfc_rx()); a pause holds its
+ * priority until it expired and every rx queue was stamped at or after its
+ * expiry.  A PFC frame read on any rx queue acts on the whole port. */
+
 #include <config.h>
 #include "netdev-dpdk-pfc.h"
 
@@ -28,6 +86,7 @@
 #include "netdev-offload.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/usdt-probes.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "pfc.h"
@@ -44,38 +103,21 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * one, in bit/s. */
 #define PFC_FALLBACK_LINK_SPEED 10000000000ULL
 
-/* A pause ends at its expiry if the port's receive queues were polled at most
- * this many ns before it, without waiting for one more poll.  A refresh that
- * arrives in those last 2 us, and waits in the rx ring, is then missed: a
- * partner that refreshes at half the pause (as this switch does) never sends
- * one that late.  What the rule is for, a PMD thread descheduled for
- * milliseconds, stays covered.  2 us is less than one PMD iteration at full
- * load on the reference machine (about 3.5 us), so the pause ends within the
- * timer-error target of the benchmark issue instead of up to two iterations
- * late. */
-#define PFC_POLL_GRACE_NS 2000
-
 /* Most held packets handed to the NIC in one rte_eth_tx_burst() call. */
 #define PFC_TX_BURST 32
 
-/* A PMD thread that just polled a port's receive queues and finds that a
- * pause holding packets ends later than PFC_POLL_GRACE_NS after that poll,
- * but at most this many ns later still, busy-waits and polls them again
- * rather than come back one iteration (about 4.5 us at full load on the
- * reference machine, more when it is disturbed) late (pfc_repoll_wait()). */
-#define PFC_REPOLL_WAIT_NS 4000
+/* Packets that one rx poll reads at most (NETDEV_MAX_BURST).  A poll that
+ * reads fewer emptied its rx ring. */
+#define PFC_RX_BURST 32
 
-/* A PMD thread busy-waits for the end of a pause that holds packets, so that
- * they leave on time rather than one batch late (pfc_release_on_time(): at
- * most PFC_REPOLL_WAIT_NS + PFC_POLL_GRACE_NS, 6 us), at most once per this
- * many ns per port.  That bounds what a partner that sends pause after short
- * pause can take from the PMD thread to 6/128, under 5%, per port. */
-#define PFC_WAIT_INTERVAL_NS 128000
+/* A pause whose expiry every rx queue has not yet been polled after ends
+ * anyway this many ms after its expiry (the 'cap' of pfc_pause_holds()),
+ * for a port whose rx queues are not polled or never empty. */
+#define PFC_POLL_CAP_MS 100
 
-/* netdev_dpdk_pfc_tx_pending() says yes at least once per this many calls
- * while packets are held, so that the 100 ms cap of pfc_pause_holds() still
- * releases them on a port whose receive queues are no longer polled. */
-#define PFC_IDLE_CHECKS 1024
+/* A tx queue with held packets that its own thread has not serviced for this
+ * many ns is flushed by another thread (see the opening comment). */
+#define PFC_ADOPT_NS 1000000
 
 /* Per DPDK port id state, for the life of the process (see the header). */
 struct pfc_port {
@@ -97,7 +139,8 @@ struct pfc_port {
                                          * descriptors. */
     bool ring_lim_known;        /* [L] ring_lim was read from the driver. */
     uint64_t tx_full_held;      /* [L] Packets that the tx ring refused and
-                                 * that were held instead of dropped. */
+                                 * that were held instead of dropped, by
+                                 * QoS objects destroyed since. */
     uint32_t max_frame;         /* [L] Largest frame, bytes. */
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
@@ -123,6 +166,7 @@ struct pfc_port {
                                          * the link comes up
                                          * (netdev_dpdk_pfc_reconfigured()).
                                          */
+    uint64_t poll_cap;                  /* [L] PFC_POLL_CAP_MS, TSC cycles. */
     atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC
                                          * cycles, for lock-free reads. */
     atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
@@ -131,118 +175,48 @@ struct pfc_port {
                                          * change (pfc_port_publish()), so
                                          * that transmit threads can cache
                                          * what they derive from them. */
-    atomic_uint64_t rx_poll_tsc;        /* TSC of the end of the last poll of
-                                         * the port's receive queues, kept
-                                         * up to date only until it passes
-                                         * max_until (netdev_dpdk_pfc_rx()).
-                                         * A
-                                         * pause is over only once the port
-                                         * was polled no earlier than
-                                         * PFC_POLL_GRACE_NS before its end,
-                                         * so that a refresh waiting in the
-                                         * rx ring while the PMD was
-                                         * descheduled is read before held
-                                         * packets leave.  Waits at most 100
-                                         * ms past the end, if the queues
-                                         * are never polled again. */
-    uint64_t poll_grace;                /* [L] PFC_POLL_GRACE_NS in TSC
-                                         * cycles. */
-    uint64_t wait_interval;             /* [L] PFC_WAIT_INTERVAL_NS in TSC
-                                         * cycles. */
-    uint64_t repoll_wait;               /* [L] PFC_REPOLL_WAIT_NS in TSC
-                                         * cycles. */
+    atomic_uint32_t n_rxq;              /* Rx queues of the port. */
+    atomic_uint64_t rxq_polled[RTE_MAX_QUEUES_PER_PORT];
+                                        /* Per rx queue: TSC at the start of
+                                         * its last poll that emptied the
+                                         * rx ring, stored with release
+                                         * order after the frames of that
+                                         * poll took effect.  Kept up to
+                                         * date only while it is before
+                                         * max_until. */
 
-    /* Transmit side: bytes held in the switch that arrived on this port with
-     * each priority, and the XOFF state towards the link partner. */
-    atomic_uint64_t charge[PFC_N_PRIOS];        /* Bytes. */
-    atomic_uint64_t charge_pkts[PFC_N_PRIOS];   /* Packets. */
+    /* Transmit side: ingress buffer occupancy, and the XOFF state towards
+     * the link partner. */
+    atomic_uint64_t occ_bytes[PFC_N_PRIOS];     /* Bytes. */
+    atomic_uint64_t occ_pkts[PFC_N_PRIOS];      /* Packets. */
+    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, for the */
+    atomic_uint64_t xoff_pkts_pub;      /* USDT probe pfc:xoff_crossed. */
     struct pfc_xoff xoff;               /* [L] */
 
     struct pfc_counters counters;       /* [L] */
-
-    /* Instrumentation (issue "benchmark"), recorded once per event, never
-     * per packet. */
-    struct pfc_samples reaction;        /* [L] PMD reads a PFC frame ->
-                                         * first transmit decision on this
-                                         * port that honours it. */
-    struct pfc_samples timer_error;     /* [L] End of a pause (timer expiry
-                                         * or XON) -> first held packet of
-                                         * the class handed to the NIC. */
-    struct pfc_samples xoff_gen;        /* [L] Ingress charge reaches XOFF ->
-                                         * PFC frame handed to the NIC. */
-    uint64_t sent_while_paused;         /* [L] Packets of a paused class
-                                         * handed to the NIC after the pause
-                                         * took effect (target 0). */
-    uint64_t release_waits;             /* [L] Pauses whose end a PMD
-                                         * thread busy-waited for
-                                         * (pfc_release_on_time()). */
-    uint64_t release_wait_ns;           /* [L] Total time busy-waited, ns,
-                                         * with the waits to poll the
-                                         * receive queues again. */
-    atomic_uint64_t rx_tsc[PFC_N_PRIOS];    /* TSC when a PFC frame pausing
-                                             * priority n was read; 0 once
-                                             * its reaction is sampled. */
-    atomic_uint64_t cross_tsc[PFC_N_PRIOS]; /* TSC when the charge of
-                                             * priority n reached XOFF, or
-                                             * 0. */
-    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, published */
-    atomic_uint64_t xoff_pkts_pub;      /* for egress threads charging this
-                                         * port. */
 };
 
 static struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
 
-/* A QoS object of type "pfc". */
-struct netdev_dpdk_pfc {
-    /* Serializes the transmit threads that use this object, and the main
-     * thread when it changes the class map or retires the object.  Taken by
-     * pfc_lock_live(), which follows 'next'. */
+/* The traffic class queues of one tx queue of a port (see the opening
+ * comment).  Members other than 'lock' and the atomics are used under
+ * 'lock'. */
+struct pfc_txq {
     rte_spinlock_t lock;
-    bool retired;                   /* Replaced: its held packets moved to
-                                     * 'next', or, if 'next' is NULL, it no
-                                     * longer applies (packets go out as on
-                                     * a port without QoS).  Under 'lock'. */
-    struct netdev_dpdk_pfc *next;   /* The object that replaced it. */
-    bool retiring;                  /* PFC is being removed from the port
-                                     * (netdev_dpdk_pfc_retire()). */
-    struct pfc_config cfg;          /* Written under the QoS lock by
-                                     * set_queue(), read by PMDs. */
-    struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
-    struct pfc_xoff_params xparams; /* pfc-enable, 'thr', pause-quanta and
-                                     * the port's timebase, set at bind, for
-                                     * pfc_xoff_run() and
-                                     * pfc_control_pending(). */
-    struct pfc_port *port;          /* Bound port, NULL before bind. */
-    struct pfc_holdq q[PFC_N_PRIOS];    /* Hold queue per traffic class. */
-    uint64_t tc_until[PFC_N_PRIOS];     /* TSC at which the pause that blocks
-                                         * class tc ends, while it is
-                                         * blocked with packets held; 0
-                                         * otherwise.  For timer_error. */
+    struct pfc_holdq q[PFC_N_PRIOS];    /* Traffic class queues. */
     uint32_t n_held;                /* Packets in all of q[]. */
     uint8_t nonempty;               /* Traffic classes with packets in q[],
                                      * one bit per class. */
-    uint64_t seen_gen;              /* port->pause_gen when
-                                     * netdev_dpdk_pfc_tx_poll() last looked
-                                     * (netdev_dpdk_pfc_tx_pending()). */
 
-    /* pfc_blocked() caches its answer: 'blocked' holds while port->pause_gen
-     * equals 'blocked_gen' and the TSC is below 'blocked_until', the first
-     * end of a pause in force (0 forces a new evaluation). */
+    /* pfc_blocked() caches its answer: 'blocked' holds while
+     * port->pause_gen equals 'blocked_gen' and the TSC is below
+     * 'blocked_until' (0 forces a new evaluation). */
     uint8_t blocked;                /* Traffic classes, one bit each. */
     uint64_t blocked_gen;           /* port->pause_gen. */
     uint64_t blocked_until;         /* TSC cycles. */
 
-    uint64_t next_release;          /* TSC cycles: when a held packet may next
-                                     * leave (pfc_note_release()): 0 for now,
-                                     * UINT64_MAX when none is held. */
-    uint64_t wait_ok;               /* TSC cycles: no release wait before
-                                     * this (PFC_WAIT_INTERVAL_NS). */
-    bool repolled;                  /* pfc_release_on_time() asked for the
-                                     * receive queues to be polled again:
-                                     * the wait that follows is allowed. */
-    atomic_uint32_t idle_checks;    /* netdev_dpdk_pfc_tx_pending() calls
-                                     * since it last said yes while packets
-                                     * were held (PFC_IDLE_CHECKS). */
+    atomic_uint64_t serviced;       /* TSC of the last time a thread serviced
+                                     * this queue, for PFC_ADOPT_NS. */
     atomic_uint64_t held_pkts[PFC_N_PRIOS];     /* Per priority, packets. */
     atomic_uint64_t held_bytes[PFC_N_PRIOS];    /* Per priority, bytes. */
     atomic_uint64_t hold_drops[PFC_N_PRIOS];    /* Per priority, packets
@@ -252,10 +226,36 @@ struct netdev_dpdk_pfc {
                                                  * on destroy. */
     atomic_uint64_t tx_full_held;   /* Packets held because the tx ring was
                                      * full, since bind (idem). */
-};
+} __attribute__((aligned(CACHE_LINE_SIZE)));
 
-/* Adds 'n' to 'counter', which only the holder of the QoS lock writes: a
- * plain load and store, no locked instruction, for the transmit path. */
+/* A QoS object of type "pfc". */
+struct netdev_dpdk_pfc {
+    bool retired;                   /* Replaced: its held packets moved to
+                                     * 'next', or, if 'next' is NULL, it no
+                                     * longer applies (packets go out as on
+                                     * a port without QoS).  Written with
+                                     * every txq[].lock held, so that it
+                                     * can be read under any one. */
+    struct netdev_dpdk_pfc *next;   /* The object that replaced it. */
+    bool retiring;                  /* PFC is being removed from the port
+                                     * (netdev_dpdk_pfc_retire()). */
+    struct pfc_config cfg;          /* Written with every txq[].lock held
+                                     * (set_queue()), read by PMDs under
+                                     * one. */
+    struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
+    struct pfc_xoff_params xparams; /* pfc-enable, 'thr', pause-quanta and
+                                     * the port's timebase, set at bind, for
+                                     * pfc_xoff_run() and
+                                     * pfc_control_pending(). */
+    struct pfc_port *port;          /* Bound port, NULL before bind. */
+    struct pfc_txq *txq;            /* One per tx queue of the port. */
+    int n_txq;                      /* Elements in 'txq' (0 before bind). */
+    atomic_uint64_t holding;        /* Bit (qid % 64) set while tx queue
+                                     * qid may hold packets. */
+};
+/* Adds 'n' to 'counter', which only the holder of the lock of its tx queue
+ * writes: a plain load and store, no locked instruction, for the transmit
+ * path. */
 static inline void
 pfc_count(atomic_uint64_t *counter, uint64_t n)
 {
@@ -289,6 +289,8 @@ pfc_ports_init(void)
     }
 }
 
+static void pfc_txqs_resize(struct netdev_dpdk_pfc *, int n);
+
 /* Parses 'details' into a new QoS object in '*pfcp'.  Returns 0, or EINVAL
  * after logging the key at fault and its allowed range. */
 int
@@ -310,11 +312,7 @@ netdev_dpdk_pfc_create(const struct smap *details,
     }
 
     pfc = xzalloc(sizeof *pfc);
-    rte_spinlock_init(&pfc->lock);
     pfc->cfg = cfg;
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        pfc_holdq_init(&pfc->q[tc], cfg.queue_size);
-    }
     *pfcp = pfc;
     return 0;
 }
@@ -480,10 +478,14 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     }
 
     ring_lim_known = pfc_ring_limits_get(info->port_id, &ring_lim);
+    if (pfc->n_txq != MAX(info->n_txq, 1)) {
+        pfc_txqs_resize(pfc, MAX(info->n_txq, 1));
+    }
     rte_spinlock_lock(&port->lock);
     if (!port->conf && (port->dead || strcmp(port->name, info->name))) {
         /* A new netdev on this port id: start from scratch, except for the
-         * ingress charges, which packets still held elsewhere own. */
+         * ingress buffer occupancy, which packets still held elsewhere
+         * own. */
         pfc_pause_init(&port->pause);
         pfc_xoff_init(&port->xoff);
         memset(&port->counters, 0, sizeof port->counters);
@@ -507,9 +509,9 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     port->mac_control = mac_control;
     ovs_strlcpy(port->driver, driver, sizeof port->driver);
     port->tb.hz = rte_get_tsc_hz();
-    port->poll_grace = port->tb.hz * PFC_POLL_GRACE_NS / 1000000000;
-    port->wait_interval = port->tb.hz * PFC_WAIT_INTERVAL_NS / 1000000000;
-    port->repoll_wait = port->tb.hz * PFC_REPOLL_WAIT_NS / 1000000000;
+    port->poll_cap = port->tb.hz / 1000 * PFC_POLL_CAP_MS;
+    atomic_store_relaxed(&port->n_rxq,
+                         MIN(MAX(info->n_rxq, 1), RTE_MAX_QUEUES_PER_PORT));
     port->tb.link_speed = limits.link_speed;
     port->speed_from_link = from_link;
     pfc->thr = thr;
@@ -616,42 +618,73 @@ netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *pfc, uint16_t port_id,
     return size;
 }
 
+/* Takes 'h', which is leaving the switch or being freed, off the ingress
+ * buffer occupancy of its ingress port. */
 static void
 pfc_discharge(const struct pfc_held *h)
 {
     if (h->in_port < RTE_MAX_ETHPORTS) {
         uint64_t orig;
 
-        atomic_sub_relaxed(&pfc_ports[h->in_port].charge[h->prio], h->len,
+        atomic_sub_relaxed(&pfc_ports[h->in_port].occ_bytes[h->prio], h->len,
                            &orig);
-        atomic_sub_relaxed(&pfc_ports[h->in_port].charge_pkts[h->prio], 1,
+        atomic_sub_relaxed(&pfc_ports[h->in_port].occ_pkts[h->prio], 1,
                            &orig);
     }
 }
 
-/* Takes 'h', which is leaving a hold queue of 'pfc', off the held counts of
- * 'pfc' and off the charge of its ingress port. */
 static void
-pfc_unhold(struct netdev_dpdk_pfc *pfc, const struct pfc_held *h)
+pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
 {
     uint64_t orig;
 
-    pfc_discharge(h);
-    atomic_sub_relaxed(&pfc->held_pkts[h->prio], 1, &orig);
-    atomic_sub_relaxed(&pfc->held_bytes[h->prio], h->len, &orig);
+    if (sign > 0) {
+        atomic_add_relaxed(&t->held_pkts[h->prio], 1, &orig);
+        atomic_add_relaxed(&t->held_bytes[h->prio], h->len, &orig);
+    } else {
+        atomic_sub_relaxed(&t->held_pkts[h->prio], 1, &orig);
+        atomic_sub_relaxed(&t->held_bytes[h->prio], h->len, &orig);
+    }
 }
 
-/* Frees 'pfc'.  No thread may use it any more (the caller postponed this
- * with RCU).  Packets still held are freed and counted as hold drops. */
-void
-netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
+/* Takes 'h', which is leaving a traffic class queue of 't', off the held
+ * counts of 't' and off the occupancy of its ingress port. */
+static void
+pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
 {
-    struct pfc_port *port = pfc->port;
+    pfc_discharge(h);
+    pfc_txq_count_held(t, h, -1);
+}
+
+/* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets. */
+static void
+pfc_note_holding(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
+{
+    int qid = t - pfc->txq;
+    uint64_t bit = UINT64_C(1) << MIN(qid, 63);
+    uint64_t orig;
+
+    if (t->n_held) {
+        atomic_read_relaxed(&pfc->holding, &orig);
+        if (!(orig & bit)) {
+            atomic_or_relaxed(&pfc->holding, bit, &orig);
+        }
+    } else if (qid < 63) {
+        /* Bit 63 is shared by tx queues 63 and up: never cleared. */
+        atomic_and_relaxed(&pfc->holding, ~bit, &orig);
+    }
+}
+
+/* Frees the packets held in 't' and its queues, folding its counters into
+ * those of 'port' (if nonnull), and returns how many packets it freed. */
+static uint64_t
+pfc_txq_destroy(struct pfc_txq *t, struct pfc_port *port)
+{
     uint64_t freed[PFC_N_PRIOS] = { 0 };
     uint64_t n_freed = 0;
 
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        struct pfc_holdq *q = &pfc->q[tc];
+        struct pfc_holdq *q = &t->q[tc];
 
         while (q->n) {
             const struct pfc_held *h = pfc_holdq_peek(q, 0);
@@ -664,29 +697,176 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         }
         pfc_holdq_destroy(q);
     }
+    if (port) {
+        uint64_t d;
+
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            atomic_read_relaxed(&t->hold_drops[n], &d);
+            port->counters.hold_drops[n] += freed[n] + d;
+        }
+        atomic_read_relaxed(&t->tx_full_held, &d);
+        port->tx_full_held += d;
+    }
+    return n_freed;
+}
+
+/* Counts, per traffic class of 'prio_to_tc', the packets that 'from' holds,
+ * into need[].  Lock-free and racy: for reserving room ahead. */
+static void
+pfc_txq_need(const struct pfc_txq *from, const uint8_t prio_to_tc[],
+             uint32_t need[PFC_N_PRIOS])
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t held;
+
+        atomic_read_relaxed(&CONST_CAST(struct pfc_txq *, from)->held_pkts[n],
+                            &held);
+        need[prio_to_tc[n]] += held;
+    }
+}
+
+/* Returns true if every packet that 'from' holds fits, in the class queue
+ * that 'prio_to_tc' maps its priority to, into the ring of 'to'.  The caller
+ * holds the lock of 'from'. */
+static bool
+pfc_txq_fits(const struct pfc_txq *from, const struct pfc_txq *to,
+             const uint8_t prio_to_tc[])
+{
+    uint32_t need[PFC_N_PRIOS] = { 0 };
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        for (uint32_t i = 0; i < from->q[tc].n; i++) {
+            need[prio_to_tc[pfc_holdq_peek(&from->q[tc], i)->prio]]++;
+        }
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (need[tc] > to->q[tc].cap - to->q[tc].n) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Moves every packet held in 'from' to the tail of the class queue of 'to'
+ * that 'prio_to_tc' maps its priority to, in order, past that queue's limit
+ * if need be: the caller made room (pfc_txq_fits()).  The ingress buffer
+ * occupancy does not change. */
+static void
+pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
+             const uint8_t prio_to_tc[])
+{
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        struct pfc_holdq *q = &from->q[tc];
+
+        while (q->n) {
+            const struct pfc_held *h = pfc_holdq_peek(q, 0);
+            int new_tc = prio_to_tc[h->prio];
+
+            ovs_assert(pfc_holdq_append(&to->q[new_tc], h));
+            to->nonempty |= 1u << new_tc;
+            to->n_held++;
+            pfc_txq_count_held(to, h, 1);
+            pfc_txq_count_held(from, h, -1);
+            pfc_holdq_pop(q, 1);
+        }
+    }
+    from->n_held = 0;
+    from->nonempty = 0;
+    to->blocked_until = 0;
+}
+
+/* Gives 'pfc' 'n' tx queues, moving what the old ones hold, tx queue i into
+ * tx queue i % n: the packets of a flow all come from one tx queue, so they
+ * stay in order.  Only for a QoS object that no transmit thread uses: one
+ * not yet published, or one whose port netdev-dpdk is reconfiguring. */
+static void
+pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
+{
+    struct pfc_txq *txq = xzalloc_cacheline(n * sizeof *txq);
+    uint64_t holding = 0;
+
+    for (int i = 0; i < n; i++) {
+        rte_spinlock_init(&txq[i].lock);
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_init(&txq[i].q[tc], pfc->cfg.queue_size);
+        }
+    }
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *from = &pfc->txq[i], *to = &txq[i % n];
+        uint32_t need[PFC_N_PRIOS] = { 0 };
+        uint64_t d;
+
+        pfc_txq_need(from, pfc->cfg.prio_to_tc, need);
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_reserve(&to->q[tc], to->q[tc].n + need[tc]);
+        }
+        pfc_txq_move(from, to, pfc->cfg.prio_to_tc);
+        for (int p = 0; p < PFC_N_PRIOS; p++) {
+            atomic_read_relaxed(&from->hold_drops[p], &d);
+            pfc_count(&to->hold_drops[p], d);
+        }
+        atomic_read_relaxed(&from->tx_full_held, &d);
+        pfc_count(&to->tx_full_held, d);
+        pfc_txq_destroy(from, NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        if (txq[i].n_held) {
+            holding |= UINT64_C(1) << MIN(i, 63);
+        }
+    }
+    free_cacheline(pfc->txq);
+    pfc->txq = txq;
+    pfc->n_txq = n;
+    atomic_store_relaxed(&pfc->holding, holding);
+}
+
+/* Locks every tx queue of 'pfc', in order.  For the main thread, which may
+ * wait meanwhile for a transmit thread to finish a batch. */
+static void
+pfc_txqs_lock(struct netdev_dpdk_pfc *pfc)
+{
+    for (int i = 0; i < pfc->n_txq; i++) {
+        rte_spinlock_lock(&pfc->txq[i].lock);
+    }
+}
+
+static void
+pfc_txqs_unlock(struct netdev_dpdk_pfc *pfc)
+{
+    for (int i = pfc->n_txq - 1; i >= 0; i--) {
+        rte_spinlock_unlock(&pfc->txq[i].lock);
+    }
+}
+
+/* Frees 'pfc'.  No thread may use it any more (the caller postponed this
+ * with RCU).  Packets still held are freed and counted as hold drops. */
+void
+netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t n_freed = 0;
 
     if (port) {
         rte_spinlock_lock(&port->lock);
-        for (int n = 0; n < PFC_N_PRIOS; n++) {
-            uint64_t d;
+    }
+    for (int i = 0; i < pfc->n_txq; i++) {
+        n_freed += pfc_txq_destroy(&pfc->txq[i], port);
+    }
+    free_cacheline(pfc->txq);
+    if (port) {
+        uint64_t orig;
 
-            atomic_read_relaxed(&pfc->hold_drops[n], &d);
-            port->counters.hold_drops[n] += freed[n] + d;
-        }
-        uint64_t full, orig;
-        atomic_read_relaxed(&pfc->tx_full_held, &full);
-        port->tx_full_held += full;
         atomic_add_relaxed(&port->held_dropped, n_freed, &orig);
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
         }
+        rte_spinlock_unlock(&port->lock);
         if (n_freed) {
             VLOG_INFO("%s: freed %"PRIu64" held packets on PFC "
                       "reconfiguration (counted as hold drops)",
                       port->name, n_freed);
         }
-        rte_spinlock_unlock(&port->lock);
     }
     free(pfc);
 }
@@ -719,45 +899,49 @@ netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *pfc, struct smap *details)
 
 /* After a change of the priority to traffic class map of 'pfc': moves the
  * held packets of each priority to its new class, in order, behind what
- * that class holds (pfc_holdq_remap()), and frees, counting them as hold
- * drops, those that do not fit, and returns how many.  Its caller holds
- * pfc->lock, so no PMD thread uses 'pfc' meanwhile. */
+ * that class holds (pfc_holdq_remap()), on every tx queue, and frees,
+ * counting them as hold drops, those that do not fit, and returns how many.
+ * The caller holds every tx queue lock of 'pfc'. */
 static size_t
 pfc_remap_held(struct netdev_dpdk_pfc *pfc)
 {
-    struct pfc_held *dropped;
-    size_t n_dropped;
+    size_t total = 0;
 
-    pfc->blocked_until = 0;     /* The classes blocked may have changed. */
-    if (!pfc->n_held) {
-        return 0;
-    }
-    dropped = xmalloc(pfc->n_held * sizeof *dropped);
-    n_dropped = pfc_holdq_remap(pfc->q, pfc->cfg.prio_to_tc, dropped);
-    for (size_t i = 0; i < n_dropped; i++) {
-        const struct pfc_held *h = &dropped[i];
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *t = &pfc->txq[i];
+        struct pfc_held *dropped;
+        size_t n_dropped;
 
-        pfc_unhold(pfc, h);
-        pfc_count(&pfc->hold_drops[h->prio], 1);
-        rte_pktmbuf_free(h->pkt);
+        t->blocked_until = 0;   /* The classes blocked may have changed. */
+        if (!t->n_held) {
+            continue;
+        }
+        dropped = xmalloc(t->n_held * sizeof *dropped);
+        n_dropped = pfc_holdq_remap(t->q, pfc->cfg.prio_to_tc, dropped);
+        for (size_t k = 0; k < n_dropped; k++) {
+            const struct pfc_held *h = &dropped[k];
+
+            pfc_unhold(t, h);
+            pfc_count(&t->hold_drops[h->prio], 1);
+            rte_pktmbuf_free(h->pkt);
+        }
+        free(dropped);
+        t->n_held -= n_dropped;
+        t->nonempty = 0;
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            if (t->q[tc].n) {
+                t->nonempty |= 1u << tc;
+            }
+        }
+        pfc_note_holding(pfc, t);
+        total += n_dropped;
     }
-    pfc->n_held -= n_dropped;
-    free(dropped);
-    if (n_dropped && pfc->port) {
+    if (total && pfc->port) {
         uint64_t orig;
 
-        atomic_add_relaxed(&pfc->port->held_dropped, n_dropped, &orig);
+        atomic_add_relaxed(&pfc->port->held_dropped, total, &orig);
     }
-    pfc->nonempty = 0;
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        if (pfc->q[tc].n) {
-            pfc->nonempty |= 1u << tc;
-        } else {
-            pfc->tc_until[tc] = 0;
-        }
-    }
-    pfc->next_release = 0;      /* Look again at the next tx_poll. */
-    return n_dropped;
+    return total;
 }
 
 static void
@@ -780,12 +964,12 @@ netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
     char *err;
     int error;
 
-    rte_spinlock_lock(&pfc->lock);
+    pfc_txqs_lock(pfc);
     error = pfc_config_set_queue(&pfc->cfg, queue_id, details, &err);
     if (!error) {
         n_dropped = pfc_remap_held(pfc);
     }
-    rte_spinlock_unlock(&pfc->lock);
+    pfc_txqs_unlock(pfc);
     pfc_log_remap_drops(pfc, n_dropped);
 
     if (error) {
@@ -803,10 +987,10 @@ netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
 {
     size_t n_dropped;
 
-    rte_spinlock_lock(&pfc->lock);
+    pfc_txqs_lock(pfc);
     pfc_config_clear_queue(&pfc->cfg, queue_id);
     n_dropped = pfc_remap_held(pfc);
-    rte_spinlock_unlock(&pfc->lock);
+    pfc_txqs_unlock(pfc);
     pfc_log_remap_drops(pfc, n_dropped);
 }
 
@@ -827,6 +1011,8 @@ netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *pfc,
     return 0;
 }
 
+/* Copies the pause timers of 'port' to the atomics that transmit threads
+ * read.  The caller holds port->lock. */
 static void
 pfc_port_publish(struct pfc_port *port)
 {
@@ -840,29 +1026,23 @@ pfc_port_publish(struct pfc_port *port)
     pfc_port_bump_gen(port);
 }
 
+/* Acts on a MAC Control frame of kind 'kind' (decoded into 'frame') read on
+ * 'port' at TSC 'now', which arrived after TSC 'earliest' (the start of the
+ * previous poll of its rx queue that emptied the ring). */
 static void
 pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
-             const struct pfc_frame *frame)
+             const struct pfc_frame *frame, uint64_t now, uint64_t earliest)
 {
-    uint64_t now = rte_get_tsc_cycles();
-    uint8_t enabled;
-    uint64_t poll;
+    uint8_t enabled, started = 0;
 
-    /* The frame arrived after the previous poll of the port. */
-    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
     rte_spinlock_lock(&port->lock);
     switch (kind) {
     case PFC_RX_PFC:
         /* Only priorities in pfc-enable honour the frame. */
         enabled = port->conf ? port->conf->cfg.enabled : 0;
-        pfc_receive(&port->pause, &port->counters, frame, enabled,
-                    &port->tb, now, poll);
+        started = pfc_receive(&port->pause, &port->counters, frame, enabled,
+                              &port->tb, now, earliest);
         pfc_port_publish(port);
-        for (int n = 0; n < PFC_N_PRIOS; n++) {
-            if (frame->enable & enabled & (1u << n) && frame->time[n]) {
-                atomic_store_relaxed(&port->rx_tsc[n], now);
-            }
-        }
         break;
     case PFC_RX_PAUSE:
         port->counters.rx_pause_ignored++;
@@ -878,23 +1058,53 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
         OVS_NOT_REACHED();
     }
     rte_spinlock_unlock(&port->lock);
+    OVS_USDT_PROBE(netdev_dpdk_pfc, rx_frame, (int) (port - pfc_ports),
+                   (int) kind, frame->enable, started, now);
+    (void) started;
+}
+
+/* Returns the TSC to pass to netdev_dpdk_pfc_rx() for the poll of rx queue
+ * 'qid' of DPDK port 'port_id' that is about to begin, or 0 if the port has
+ * no PFC or if its poll stamp needs no update (no pause can wait for it).
+ * Costs two loads on a PFC port with no pause in force. */
+uint64_t
+netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
+{
+    struct pfc_port *port;
+    uint64_t max, polled;
+    bool active;
+
+    if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
+        return 0;
+    }
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->active, &active);
+    if (!active) {
+        return 0;
+    }
+    atomic_read_relaxed(&port->max_until, &max);
+    atomic_read_relaxed(&port->rxq_polled[qid], &polled);
+    return polled < max ? rte_get_tsc_cycles() : 0;
 }
 
 /* Consumes the MAC Control frames among the 'cnt' packets (possibly 0) just
- * received in 'pkts' on DPDK port 'port_id', if the port has QoS type pfc:
- * valid PFC frames set the pause timers, every MAC Control frame is counted
- * and freed, none reaches the datapath.  Must be called after every poll,
- * even an empty one: a pause ends only once the port was polled after, or
- * at most PFC_POLL_GRACE_NS before, its end.  Compacts 'pkts' and returns
+ * read in 'pkts' from rx queue 'qid' of DPDK port 'port_id', if the port has
+ * QoS type pfc: valid PFC frames set the pause timers, every MAC Control
+ * frame is counted and freed, none reaches the datapath.  'start' is what
+ * netdev_dpdk_pfc_rx_begin() returned before the poll: if nonzero and the
+ * poll emptied the ring (read fewer than PFC_RX_BURST packets), it becomes
+ * the queue's poll stamp (pfc_pause_holds()).  Compacts 'pkts' and returns
  * how many remain. */
 int
-netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
+netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
+                   int cnt, uint64_t start)
 {
     struct pfc_port *port;
+    uint64_t earliest = 0;
     bool active;
     int kept = 0;
 
-    if (port_id >= RTE_MAX_ETHPORTS) {
+    if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
         return cnt;
     }
     port = &pfc_ports[port_id];
@@ -918,110 +1128,86 @@ netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
         if (kind == PFC_RX_NOT_MAC_CONTROL) {
             pkts[kept++] = m;
         } else {
-            pfc_rx_frame(port, kind, &frame);
+            if (!earliest) {
+                atomic_read_relaxed(&port->rxq_polled[qid], &earliest);
+                earliest = earliest ? earliest : 1;
+            }
+            pfc_rx_frame(port, kind, &frame, rte_get_tsc_cycles(),
+                         earliest);
             rte_pktmbuf_free(m);
         }
     }
-    /* After the frames of this burst took effect.  Only while a pause may
-     * still be running: once a poll is stamped past the end of every pause,
-     * the stamp stays valid for pfc_blocked() and for the next frame's
-     * 'earliest' (only pauses that ended before it matter), and idle polls
-     * skip reading the TSC. */
-    uint64_t max, poll;
-
-    atomic_read_relaxed(&port->max_until, &max);
-    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
-    if (max > poll) {
-        atomic_store_relaxed(&port->rx_poll_tsc, rte_get_tsc_cycles());
+    if (start && cnt < PFC_RX_BURST) {
+        /* After the frames of this poll took effect. */
+        atomic_store_explicit(&port->rxq_polled[qid], start,
+                              memory_order_release);
     }
     return kept;
 }
 
-/* Records in 'samples' of 'port' an interval from TSC 'start' to 'end'. */
-static void
-pfc_port_sample(struct pfc_port *port, struct pfc_samples *samples,
-                uint64_t start, uint64_t end)
+/* Returns the earliest poll stamp over the rx queues of 'port', with acquire
+ * order: the pause timers read after it include every PFC frame that those
+ * polls read. */
+static uint64_t
+pfc_rx_polled(struct pfc_port *port)
 {
-    rte_spinlock_lock(&port->lock);
-    pfc_samples_add(samples, pfc_ticks_to_ns(&port->tb, end - start), start);
-    rte_spinlock_unlock(&port->lock);
+    uint64_t polled = UINT64_MAX;
+    uint32_t n_rxq;
+
+    atomic_read_relaxed(&port->n_rxq, &n_rxq);
+    for (uint32_t i = 0; i < n_rxq; i++) {
+        uint64_t p;
+
+        atomic_read_explicit(&port->rxq_polled[i], &p, memory_order_acquire);
+        polled = MIN(polled, p);
+    }
+    return polled;
 }
 
-/* Returns the traffic classes of 'pfc' that may not send at TSC 'now'.
- * Costs two loads and a compare while nothing changed since the last call:
- * the answer is cached until a PFC frame is read or the first pause in force
- * ends. */
+/* Returns the traffic classes of 'pfc' that may not send on its tx queue 't'
+ * at TSC 'now' (pfc_paused_prios(), pfc_tcs_blocked()).  Costs one load and
+ * two compares while nothing changed since the last call: the answer is
+ * cached until a PFC frame is read or the first pause in force expires.
+ * The caller holds t->lock. */
 static uint8_t
-pfc_blocked(struct netdev_dpdk_pfc *pfc, uint64_t now)
+pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
 {
     struct pfc_port *port = pfc->port;
-    uint64_t gen, max, poll, valid = UINT64_MAX;
-    uint8_t paused = 0, blocked = 0;
+    uint64_t until[PFC_N_PRIOS];
+    uint64_t gen, polled, valid;
+    uint8_t paused, blocked;
 
     atomic_read_explicit(&port->pause_gen, &gen, memory_order_acquire);
-    if (OVS_LIKELY(gen == pfc->blocked_gen && now < pfc->blocked_until)) {
-        return pfc->blocked;
+    if (OVS_LIKELY(gen == t->blocked_gen && now < t->blocked_until)) {
+        return t->blocked;
     }
-    atomic_read_relaxed(&port->max_until, &max);
-    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
-    if (now < max || poll + port->poll_grace < max) {
-        uint64_t end[PFC_N_PRIOS] = { 0 };
-
-        for (int n = 0; n < PFC_N_PRIOS; n++) {
-            uint64_t until, rx;
-
-            if (!(pfc->cfg.enabled & (1u << n))) {
-                /* Not PFC-enabled: a pause set before pfc-enable changed
-                 * no longer applies. */
-                continue;
-            }
-            atomic_read_relaxed(&port->until[n], &until);
-            if (!pfc_pause_holds(until, now, poll, port->poll_grace,
-                                 port->tb.hz / 10)) {
-                /* Only a new PFC frame can pause it again. */
-                continue;
-            }
-            int tc = pfc->cfg.prio_to_tc[n];
-
-            paused |= 1u << n;
-            end[tc] = MAX(end[tc], until);
-            /* Until its end; past it, waiting for a poll: every call. */
-            valid = MIN(valid, now < until ? until : 0);
-            atomic_read_relaxed(&port->rx_tsc[n], &rx);
-            if (rx && atomic_compare_exchange_strong(&port->rx_tsc[n], &rx,
-                                                     0)) {
-                pfc_port_sample(port, &port->reaction, rx, now);
-            }
-        }
-        blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            if (blocked & (1u << tc)) {
-                /* The end of the pause in force now: an XON or a shorter
-                 * re-arm may have moved it earlier. */
-                pfc->tc_until[tc] = end[tc];
-            }
-        }
+    /* The poll stamps first: the timers read next are at least as recent as
+     * the frames those polls read. */
+    polled = pfc_rx_polled(port);
+    atomic_read_explicit(&port->pause_gen, &gen, memory_order_acquire);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        atomic_read_relaxed(&port->until[n], &until[n]);
     }
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        if (!(blocked & (1u << tc)) && !pfc->q[tc].n) {
-            /* Nothing held waits for this pause: no timer_error sample. */
-            pfc->tc_until[tc] = 0;
-        }
+    paused = pfc_paused_prios(until, pfc->cfg.enabled, now, polled,
+                              port->poll_cap, &valid);
+    blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+    if (t->blocked & ~blocked & t->nonempty) {
+        OVS_USDT_PROBE(netdev_dpdk_pfc, unpause, (int) (port - pfc_ports),
+                       (int) (t - pfc->txq), t->blocked & ~blocked, now);
     }
-    pfc->blocked = blocked;
-    pfc->blocked_gen = gen;
-    pfc->blocked_until = valid;
+    t->blocked = blocked;
+    t->blocked_gen = gen;
+    t->blocked_until = valid;
     return blocked;
 }
 
 /* Returns true if pfc_tx_control() may have a PFC frame to send for 'pfc':
- * pfc_xoff_action() is not PFC_XOFF_NONE for an enabled priority.  A charge
- * below XOFF costs nothing, so a port that holds packets from its own
- * ingress does not take port->lock for every batch.  Lock-free: the reads of
- * the charges and of the XOFF state are racy, which is fine: the XOFF state
- * changes only under port->lock, and a stale value only costs taking it, or
- * a frame one call later.  Reads the TSC into '*now', if it is 0, only while
- * an XOFF is in force (its refresh time). */
+ * pfc_xoff_action() is not PFC_XOFF_NONE for an enabled priority, or an XON
+ * is owed for one no longer enabled.  Lock-free: the reads of the occupancy
+ * and of the XOFF state are racy, which is fine: the XOFF state changes only
+ * under port->lock, and a stale value only costs taking it, or a frame one
+ * call later.  Reads the TSC into '*now', if it is 0, only while an XOFF is
+ * in force (its refresh time). */
 static inline bool
 pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
 {
@@ -1029,20 +1215,19 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
     uint8_t asserted = port->xoff.asserted;
 
     if (OVS_UNLIKELY(asserted & ~pfc->xparams.enabled)) {
-        /* XON owed for a priority that no longer does PFC. */
         return true;
     }
     for (uint32_t en = pfc->xparams.enabled; en; en &= en - 1) {
         int n = raw_ctz(en);
         bool in_force = asserted & (1u << n);
-        uint64_t charge, pkts;
+        uint64_t bytes, pkts;
 
-        atomic_read_relaxed(&port->charge[n], &charge);
-        atomic_read_relaxed(&port->charge_pkts[n], &pkts);
+        atomic_read_relaxed(&port->occ_bytes[n], &bytes);
+        atomic_read_relaxed(&port->occ_pkts[n], &pkts);
         if (in_force && !*now) {
             *now = rte_get_tsc_cycles();
         }
-        if (pfc_xoff_action(&pfc->xparams, in_force, charge, pkts,
+        if (pfc_xoff_action(&pfc->xparams, in_force, bytes, pkts,
                             port->xoff.refresh_at[n], *now)
             != PFC_XOFF_NONE) {
             return true;
@@ -1051,65 +1236,53 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
     return false;
 }
 
-/* Sends the XOFF or XON that the ingress charges of this port call for, ahead
- * of any data (issue: generated frames go out ahead of held data). */
+/* Sends on tx queue 'qid', ahead of any data, the XOFF or XON that the
+ * ingress buffer occupancy of the port of 'pfc' calls for at TSC 'now'.
+ * The decision is taken under port->lock, so that one thread sends each
+ * frame; the mbuf is allocated and sent outside it.  The caller holds the
+ * lock of tx queue 'qid'. */
 static void
 pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                uint64_t now)
 {
     struct pfc_port *port = pfc->port;
-    uint64_t charge[PFC_N_PRIOS] = { 0 };
-    uint64_t charge_pkts[PFC_N_PRIOS] = { 0 };
+    uint64_t bytes[PFC_N_PRIOS] = { 0 };
+    uint64_t pkts[PFC_N_PRIOS] = { 0 };
     struct pfc_frame frame;
-    struct rte_mbuf *m;
-    uint64_t sent = 0;
+    struct rte_mbuf *m = NULL;
+    struct eth_addr mac;
+    bool due;
 
     if (!pfc_control_pending(pfc, &now)) {
         return;
     }
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         if (pfc->xparams.enabled & (1u << n)) {
-            atomic_read_relaxed(&port->charge[n], &charge[n]);
-            atomic_read_relaxed(&port->charge_pkts[n], &charge_pkts[n]);
+            atomic_read_relaxed(&port->occ_bytes[n], &bytes[n]);
+            atomic_read_relaxed(&port->occ_pkts[n], &pkts[n]);
         }
     }
 
     rte_spinlock_lock(&port->lock);
-    if (!pfc_xoff_run(&port->xoff, &pfc->xparams, charge, charge_pkts, now,
-                      &frame)) {
-        rte_spinlock_unlock(&port->lock);
+    due = pfc_xoff_run(&port->xoff, &pfc->xparams, bytes, pkts, now, &frame);
+    mac = port->mac;
+    rte_spinlock_unlock(&port->lock);
+    if (!due) {
         return;
     }
 
     m = mp ? rte_pktmbuf_alloc(mp) : NULL;
     if (m) {
-        void *buf = rte_pktmbuf_append(m, PFC_FRAME_LEN);
-
-        pfc_frame_encode(buf, &port->mac, &frame);
-        sent = rte_get_tsc_cycles();
+        pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &mac, &frame);
         if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) != 1) {
             rte_pktmbuf_free(m);
             m = NULL;
         }
     }
+
+    rte_spinlock_lock(&port->lock);
     if (m) {
         pfc_counters_count_tx(&port->counters, &frame);
-        for (int n = 0; n < PFC_N_PRIOS; n++) {
-            uint64_t cross;
-
-            if (!(frame.enable & (1u << n))) {
-                continue;
-            }
-            atomic_read_relaxed(&port->cross_tsc[n], &cross);
-            if (cross) {
-                if (frame.time[n]) {
-                    pfc_samples_add(&port->xoff_gen,
-                                    pfc_ticks_to_ns(&port->tb,
-                                                    sent - cross), cross);
-                }
-                atomic_store_relaxed(&port->cross_tsc[n], 0);
-            }
-        }
     } else {
         /* Not sent: make the next call try again. */
         for (int n = 0; n < PFC_N_PRIOS; n++) {
@@ -1121,35 +1294,41 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                 }
             }
         }
+    }
+    rte_spinlock_unlock(&port->lock);
+    if (m) {
+        OVS_USDT_PROBE(netdev_dpdk_pfc, tx_frame, (int) (port - pfc_ports),
+                       qid, frame.enable, frame.time[0] | frame.time[1]
+                       | frame.time[2] | frame.time[3] | frame.time[4]
+                       | frame.time[5] | frame.time[6] | frame.time[7],
+                       rte_get_tsc_cycles());
+    } else {
         VLOG_WARN_RL(&rl, "%s: could not send PFC frame, will retry",
                      port->name);
     }
-    rte_spinlock_unlock(&port->lock);
 }
 
-/* Hands held packets of the classes not in 'blocked' to the NIC, oldest
- * first.  What the tx ring refuses stays held.  With userspace TSO they are
- * prepared first (rte_eth_tx_prepare()), as netdev-dpdk prepares what it
- * sends: packets held because their class was paused were not, and
- * preparing again those that the full ring refused is harmless.  A packet
+/* Hands the held packets of 't' (tx queue 'qid' of 'pfc') whose classes are
+ * not in 'blocked' to the NIC, oldest first.  What the tx ring refuses
+ * stays held.  With userspace TSO they are prepared first
+ * (rte_eth_tx_prepare()), as netdev-dpdk prepares what it sends.  A packet
  * that fails preparation is freed, logged and counted as a hold drop; the
  * packets behind it are still sent. */
 static void
-pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
+pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
+          uint8_t blocked)
 {
     uint16_t port_id = pfc->port - pfc_ports;
     bool prepare = userspace_tso_enabled();
 
-    for (uint32_t tcs = pfc->nonempty & ~blocked; tcs; tcs &= tcs - 1) {
+    for (uint32_t tcs = t->nonempty & ~blocked; tcs; tcs &= tcs - 1) {
         int tc = raw_ctz(tcs);
-        struct pfc_holdq *q = &pfc->q[tc];
-        bool first = pfc->tc_until[tc] != 0;
+        struct pfc_holdq *q = &t->q[tc];
 
         while (q->n) {
             struct rte_mbuf *burst[PFC_TX_BURST];
             uint16_t n = MIN(q->n, PFC_TX_BURST);
             uint16_t n_ok, sent;
-            uint64_t handed;
 
             for (uint16_t i = 0; i < n; i++) {
                 burst[i] = pfc_holdq_peek(q, i)->pkt;
@@ -1159,304 +1338,182 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, int qid, uint8_t blocked)
             } else {
                 n_ok = n;
             }
-            /* Timed when handed to the driver, as xoff_gen is. */
-            handed = first ? rte_get_tsc_cycles() : 0;
             sent = n_ok ? rte_eth_tx_burst(port_id, qid, burst, n_ok) : 0;
-            if (first && sent) {
-                if (handed > pfc->tc_until[tc]) {
-                    pfc_port_sample(pfc->port, &pfc->port->timer_error,
-                                    pfc->tc_until[tc], handed);
-                }
-                pfc->tc_until[tc] = 0;
-                first = false;
-            }
             for (uint16_t i = 0; i < sent; i++) {
-                pfc_unhold(pfc, pfc_holdq_peek(q, i));
+                pfc_unhold(t, pfc_holdq_peek(q, i));
             }
             pfc_holdq_pop(q, sent);
-            pfc->n_held -= sent;
+            t->n_held -= sent;
             if (sent < n_ok) {
                 return;
             }
             if (n_ok < n) {
                 /* burst[n_ok], now at the head, fails preparation. */
                 const struct pfc_held *h = pfc_holdq_peek(q, 0);
+                uint64_t orig;
 
                 VLOG_WARN_RL(&rl, "%s: PFC: held packet of priority %d "
                              "dropped: it fails tx preparation: %s",
                              pfc->port->name, h->prio,
                              rte_strerror(rte_errno));
-                pfc_unhold(pfc, h);
-                pfc_count(&pfc->hold_drops[h->prio], 1);
+                pfc_unhold(t, h);
+                pfc_count(&t->hold_drops[h->prio], 1);
                 rte_pktmbuf_free(h->pkt);
                 pfc_holdq_pop(q, 1);
-                pfc->n_held--;
-                uint64_t orig;
+                t->n_held--;
                 atomic_add_relaxed(&pfc->port->held_dropped, 1, &orig);
             }
         }
-        pfc->nonempty &= ~(1u << tc);
+        t->nonempty &= ~(1u << tc);
     }
 }
 
-/* Notes in pfc->next_release when a held packet may next leave, given the
- * traffic classes 'blocked' now: at once for a class that may send (the tx
- * ring refused its packets), else at the end of the first pause that holds
- * packets back. */
-static void
-pfc_note_release(struct netdev_dpdk_pfc *pfc, uint8_t blocked)
-{
-    uint64_t next = UINT64_MAX;
-
-    for (uint32_t tcs = pfc->nonempty; tcs; tcs &= tcs - 1) {
-        int tc = raw_ctz(tcs);
-
-        next = MIN(next, blocked & (1u << tc) ? pfc->tc_until[tc] : 0);
-    }
-    pfc->next_release = next;
-}
-
-/* Locks 'pfc', or with 'try' only if that does not wait, and returns it; or,
- * if a reconfiguration replaced it (netdev_dpdk_pfc_succeed()), the object
- * that now holds its packets, locked.  Returns NULL, with nothing locked, if
- * 'try' and a lock is taken, or if PFC was removed from the port: then the
- * caller sends as on a port without QoS. */
+/* Locks tx queue 'qid' of 'pfc', or with 'try' only if that does not wait,
+ * and returns 'pfc' with '*tp' set to that tx queue; or, if a
+ * reconfiguration replaced 'pfc' (netdev_dpdk_pfc_succeed()), the object
+ * that now holds its packets, with its tx queue locked.  Returns NULL, with
+ * nothing locked, if 'try' and a lock is taken, or if PFC was removed from
+ * the port: then the caller sends as on a port without QoS. */
 static struct netdev_dpdk_pfc *
-pfc_lock_live(struct netdev_dpdk_pfc *pfc, bool try)
+pfc_lock_live(struct netdev_dpdk_pfc *pfc, int qid, bool try,
+              struct pfc_txq **tp)
 {
-    while (pfc) {
+    while (pfc && pfc->n_txq) {
+        struct pfc_txq *t = &pfc->txq[qid % pfc->n_txq];
         struct netdev_dpdk_pfc *next;
 
         if (try) {
-            if (!rte_spinlock_trylock(&pfc->lock)) {
+            if (!rte_spinlock_trylock(&t->lock)) {
                 return NULL;
             }
         } else {
-            rte_spinlock_lock(&pfc->lock);
+            rte_spinlock_lock(&t->lock);
         }
         if (OVS_LIKELY(!pfc->retired)) {
+            *tp = t;
             return pfc;
         }
         next = pfc->next;
-        rte_spinlock_unlock(&pfc->lock);
+        rte_spinlock_unlock(&t->lock);
         pfc = next;
     }
     return NULL;
 }
 
-/* Sends the PFC frames due on 'pfc' at TSC 'now', then hands to tx queue
- * 'qid' the held packets whose class may send again.  Returns the traffic
- * classes blocked at 'now' (pfc_blocked()). */
+/* Sends the PFC frames due on 'pfc' at TSC 'now', then hands to the NIC the
+ * held packets of its tx queue 't' whose class may send again.  Returns the
+ * traffic classes blocked at 'now' (pfc_blocked()).  The caller holds
+ * t->lock. */
 static uint8_t
-pfc_service(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
-            uint64_t now)
+pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+            struct rte_mempool *mp, uint64_t now)
 {
+    int qid = t - pfc->txq;
     uint8_t blocked;
 
     if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
         pfc_tx_control(pfc, qid, mp, now);
     }
-    /* pfc_blocked() also notes when a new pause takes effect, so it runs
-     * even with nothing held. */
-    blocked = pfc_blocked(pfc, now);
-    if (pfc->n_held) {
-        pfc_drain(pfc, qid, blocked);
-        pfc_note_release(pfc, blocked);
+    blocked = pfc_blocked(pfc, t, now);
+    if (t->n_held) {
+        pfc_drain(pfc, t, qid, blocked);
+        pfc_note_holding(pfc, t);
     }
+    atomic_store_relaxed(&t->serviced, now);
     return blocked;
 }
 
-/* Returns true if netdev_dpdk_pfc_tx_poll() has work on 'pfc': a PFC frame
- * may be due, a PFC frame was read since it last looked, or a held packet
- * may leave: its class may send, or the port's receive queues were polled
- * late enough that the pause holding it ends now or within a release wait
- * (pfc_release_on_time()).  Lock-free and cheap, for the PMD loop (netdev
- * 'tx_poll_needed'): a port that holds packets behind a long pause costs a
- * few loads per iteration.  Reads are racy: a stale answer only defers the
- * work by one iteration. */
+/* Returns true if netdev_dpdk_pfc_tx_flush() has work on 'pfc': a tx queue
+ * holds packets, or a PFC frame may be due.  Lock-free and cheap, for the
+ * PMD loop (netdev 'tx_flush_pending'): a few loads.  Reads are racy: a stale
+ * answer only defers the work by one iteration. */
 bool
-netdev_dpdk_pfc_tx_pending(struct netdev_dpdk_pfc *pfc)
+netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
 {
-    struct pfc_port *port = pfc->port;
-    uint64_t gen, poll, now = 0;
-    uint32_t idle;
+    uint64_t holding, now = 0;
 
-    if (!port) {
+    if (!pfc->port) {
         return false;
     }
-    if (pfc_control_pending(pfc, &now)) {
-        return true;
-    }
-    atomic_read_relaxed(&port->pause_gen, &gen);
-    if (gen != pfc->seen_gen) {
-        return true;
-    }
-    if (!pfc->n_held) {
-        return false;
-    }
-    /* pfc_release_on_time() may wait for the next release, directly or
-     * after polling the receive queues again, if it comes soon enough after
-     * their last poll. */
-    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
-    if (poll + port->poll_grace + port->repoll_wait >= pfc->next_release) {
-        return true;
-    }
-    /* The receive queues may no longer be polled: look anyway now and
-     * then, for the 100 ms cap of pfc_pause_holds(). */
-    atomic_read_relaxed(&pfc->idle_checks, &idle);
-    atomic_store_relaxed(&pfc->idle_checks,
-                         idle < PFC_IDLE_CHECKS ? idle + 1 : 0);
-    return idle >= PFC_IDLE_CHECKS;
+    atomic_read_relaxed(&pfc->holding, &holding);
+    return holding || pfc_control_pending(pfc, &now);
 }
 
-/* Busy-waits, if pfc_release_wait() says so, for the end of the pause that
- * holds the next packets to leave 'pfc', then hands them to tx queue 'qid'
- * (pfc_service(), with 'mp').  'now' is the TSC.  If the pause ends a little
- * later than that allows and 'rx_polled' says that the caller can poll the
- * port's receive queues again at once, busy-waits for the time to do so
- * (pfc_repoll_wait()) and returns EAGAIN to ask for it.  Both waits together
- * take at most PFC_REPOLL_WAIT_NS + PFC_POLL_GRACE_NS, at most once per
- * PFC_WAIT_INTERVAL_NS.  Returns 0 otherwise. */
-static int
-pfc_release_on_time(struct netdev_dpdk_pfc *pfc, int qid,
-                    struct rte_mempool *mp, uint64_t now, bool rx_polled)
+/* netdev 'tx_flush' of a port with QoS 'pfc', called by a PMD thread once per
+ * iteration after its rx polls while netdev_dpdk_pfc_tx_flush_pending() says
+ * so, with the tx queue 'qid' it sends on: sends the PFC frames due and the
+ * held packets of that tx queue whose class may send again (mbufs for PFC
+ * frames from 'mp').  Then does the same for the tx queues that hold packets
+ * and that their own thread has not serviced for PFC_ADOPT_NS.  Never waits
+ * for a lock: a tx queue whose lock is taken is being serviced. */
+void
+netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
+                         struct rte_mempool *mp)
 {
-    struct pfc_port *port = pfc->port;
-    uint64_t poll, wait, start = now;
-    bool repoll = false;
+    uint64_t now = rte_get_tsc_cycles();
+    struct netdev_dpdk_pfc *live;
+    uint64_t holding, adopt;
+    struct pfc_txq *t;
 
-    if (now < pfc->wait_ok && !pfc->repolled) {
-        return 0;
+    live = pfc_lock_live(pfc, qid, true, &t);
+    if (!live) {
+        return;
     }
-    pfc->repolled = false;
-    atomic_read_relaxed(&port->rx_poll_tsc, &poll);
-    wait = pfc_release_wait(pfc->next_release, now, poll, port->poll_grace);
-    if (!wait) {
-        repoll = rx_polled && pfc_repoll_wait(pfc->next_release, now, poll,
-                                              port->poll_grace,
-                                              port->repoll_wait, &wait);
-        if (!repoll) {
-            return 0;
+    pfc_service(live, t, mp, now);
+    rte_spinlock_unlock(&t->lock);
+
+    atomic_read_relaxed(&live->holding, &holding);
+    adopt = live->port->tb.hz / 1000000000 * PFC_ADOPT_NS;
+    for (; holding; holding &= holding - 1) {
+        int i = raw_ctz(holding);
+        uint64_t serviced;
+
+        if (i == qid % live->n_txq || i >= live->n_txq) {
+            continue;
+        }
+        atomic_read_relaxed(&live->txq[i].serviced, &serviced);
+        if (now - serviced > adopt && now > serviced
+            && pfc_lock_live(live, i, true, &t) == live) {
+            pfc_service(live, t, mp, now);
+            rte_spinlock_unlock(&t->lock);
         }
     }
-    while (rte_get_tsc_cycles() - start < wait) {
-        rte_pause();
-    }
-    now = rte_get_tsc_cycles();
-    pfc->wait_ok = now + port->wait_interval;
-
-    rte_spinlock_lock(&port->lock);
-    port->release_waits += !repoll;
-    port->release_wait_ns += pfc_ticks_to_ns(&port->tb, now - start);
-    rte_spinlock_unlock(&port->lock);
-
-    if (repoll) {
-        pfc->repolled = true;
-        return EAGAIN;
-    }
-    pfc_service(pfc, qid, mp, now);
-    return 0;
 }
 
-/* Runs the periodic work of 'pfc' on tx queue 'qid': PFC frames due on this
- * port, then held packets whose class may send again.  Called by PMD threads
- * when netdev_dpdk_pfc_tx_pending() says so (netdev 'tx_poll'), right after
- * they poll the port's receive queues ('rx_polled' true) and at the end of
- * each iteration, so that held packets leave when a timer expires or an XON
- * arrives even with no new traffic.  A pause that ends within a few us is
- * waited for (pfc_release_on_time()).  'mp' supplies PFC frame mbufs.
- * Returns EAGAIN if the receive queues should be polled again at once, and
- * this called again with 'rx_polled' false, else 0. */
-int
-netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *pfc, int qid,
-                        struct rte_mempool *mp, bool rx_polled)
-{
-    uint64_t now;
-    int error = 0;
-
-    /* Another thread that holds the lock does the same work. */
-    pfc = pfc_lock_live(pfc, true);
-    if (!pfc) {
-        return 0;
-    }
-    if (pfc->port) {
-        atomic_read_relaxed(&pfc->port->pause_gen, &pfc->seen_gen);
-        now = rte_get_tsc_cycles();
-        pfc_service(pfc, qid, mp, now);
-        if (pfc->n_held) {
-            error = pfc_release_on_time(pfc, qid, mp, now, rx_polled);
-        }
-    }
-    rte_spinlock_unlock(&pfc->lock);
-    return error;
-}
-
-/* Charges 'len' bytes and one packet of priority 'prio' to ingress port
- * 'in', noting when its charge reaches XOFF (for the xoff_gen samples). */
+/* Adds one packet of 'len' bytes and priority 'prio' to the ingress buffer
+ * occupancy of port 'in'. */
 static void
-pfc_charge(struct pfc_port *in, int prio, uint32_t len, uint64_t now)
+pfc_occupy(struct pfc_port *in, int prio, uint32_t len, uint64_t now)
 {
-    uint64_t bytes, pkts, xoff_bytes, xoff_pkts, cross;
+    uint64_t bytes, pkts;
 
-    atomic_add_relaxed(&in->charge[prio], len, &bytes);
-    atomic_add_relaxed(&in->charge_pkts[prio], 1, &pkts);
+    atomic_add_relaxed(&in->occ_bytes[prio], len, &bytes);
+    atomic_add_relaxed(&in->occ_pkts[prio], 1, &pkts);
+#ifdef HAVE_USDT_PROBES
+    uint64_t xoff_bytes, xoff_pkts;
+
     atomic_read_relaxed(&in->xoff_bytes_pub, &xoff_bytes);
     atomic_read_relaxed(&in->xoff_pkts_pub, &xoff_pkts);
     if ((bytes < xoff_bytes && bytes + len >= xoff_bytes)
         || (pkts < xoff_pkts && pkts + 1 >= xoff_pkts)) {
-        atomic_read_relaxed(&in->cross_tsc[prio], &cross);
-        if (!cross) {
-            atomic_store_relaxed(&in->cross_tsc[prio], now);
-        }
+        OVS_USDT_PROBE(netdev_dpdk_pfc, xoff_crossed,
+                       (int) (in - pfc_ports), prio, now);
     }
+#else
+    (void) now;
+#endif
 }
 
-/* Counts, as "sent while paused", the packets among the 'cnt' in 'pkts' about
- * to be handed to the NIC whose class a PFC frame read since the transmit
- * decision, made at port->pause_gen 'gen0', blocked.  One atomic load when
- * nothing changed. */
-static void
-pfc_check_late(struct netdev_dpdk_pfc *pfc, struct rte_mbuf **pkts, int cnt,
-               uint64_t gen0, uint8_t blocked0)
-{
-    struct pfc_port *port = pfc->port;
-    uint8_t late;
-    uint64_t gen;
-    int n = 0;
-
-    atomic_read_relaxed(&port->pause_gen, &gen);
-    if (OVS_LIKELY(gen == gen0) || !cnt) {
-        return;
-    }
-    late = pfc_blocked(pfc, rte_get_tsc_cycles()) & ~blocked0;
-    if (!late) {
-        return;
-    }
-    for (int i = 0; i < cnt; i++) {
-        int prio = pfc_packet_priority(rte_pktmbuf_mtod(pkts[i], void *),
-                                       rte_pktmbuf_data_len(pkts[i]),
-                                       pfc->cfg.default_priority);
-
-        n += (late >> pfc->cfg.prio_to_tc[prio]) & 1;
-    }
-    if (n) {
-        rte_spinlock_lock(&port->lock);
-        port->sent_while_paused += n;
-        rte_spinlock_unlock(&port->lock);
-    }
-}
-
-/* Holds 'm', of priority 'prio', at the tail of the queue of its traffic
- * class, charging it to its ingress port.  Returns false, without taking 'm',
- * if the queue is full. */
+/* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
+ * 't' for its class, and adds it to the occupancy of its ingress port.
+ * Returns false, without taking 'm', if that queue is full. */
 static bool
-pfc_hold(struct netdev_dpdk_pfc *pfc, struct rte_mbuf *m, int prio,
-         uint64_t now)
+pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
+         int prio, uint64_t now)
 {
     int tc = pfc->cfg.prio_to_tc[prio];
-    struct pfc_holdq *q = &pfc->q[tc];
+    struct pfc_holdq *q = &t->q[tc];
     struct pfc_held h;
-    uint64_t orig;
 
     if (q->n >= q->cap) {
         return false;
@@ -1476,13 +1533,14 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct rte_mbuf *m, int prio,
     if (!pfc_holdq_push(q, &h)) {
         return false;
     }
-    pfc->nonempty |= 1u << tc;
+    t->nonempty |= 1u << tc;
     if (h.in_port != UINT16_MAX) {
-        pfc_charge(&pfc_ports[h.in_port], prio, h.len, now);
+        pfc_occupy(&pfc_ports[h.in_port], prio, h.len, now);
     }
-    atomic_add_relaxed(&pfc->held_pkts[prio], 1, &orig);
-    atomic_add_relaxed(&pfc->held_bytes[prio], h.len, &orig);
-    pfc->n_held++;
+    pfc_txq_count_held(t, &h, 1);
+    if (!t->n_held++) {
+        pfc_note_holding(pfc, t);
+    }
     return true;
 }
 
@@ -1521,59 +1579,57 @@ pfc_tx_burst(uint16_t port_id, int qid, struct rte_mbuf **pkts, int cnt,
     return sent;
 }
 
-/* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
- * and sends them.  Due PFC frames and releasable held packets go first.
- * Packets whose traffic class is paused, or has packets already held, are
- * held in order.  The others are handed to the NIC; what its tx ring refuses
- * (the ring is kept small on PFC ports, see netdev_dpdk_pfc_txq_size()) is
- * held too, instead of being dropped, so that a congested egress charges its
- * ingress ports and ends in XOFF rather than loss.  A packet whose class
- * queue is full is freed and counted as a hold drop.
+/* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 't' of
+ * 'pfc', and sends them.  Due PFC frames and releasable held packets go
+ * first.  Packets whose traffic class is paused, or has packets already held
+ * on this tx queue, are held in order.  The others are handed to the NIC;
+ * what its tx ring refuses (the ring is kept small on PFC ports, see
+ * netdev_dpdk_pfc_txq_size()) is held too, instead of being dropped, so that
+ * a congested egress adds to the occupancy of its ingress ports and ends in
+ * XOFF rather than loss.  A packet whose class queue is full is freed and
+ * counted as a hold drop.
  *
- * Returns 0: no packet is left for the caller to send.  Sets '*n_taken' to
- * the packets sent or held and '*n_dropped' to those freed; the two add up to
- * 'cnt'. */
-static int
-pfc_send__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
-           struct rte_mbuf **pkts, int cnt, int *n_taken, int *n_dropped)
+ * Sets '*n_taken' to the packets sent or held and '*n_dropped' to those
+ * freed; the two add up to 'cnt'. */
+static void
+pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+           struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
+           int *n_taken, int *n_dropped)
 {
     uint64_t drops[PFC_N_PRIOS] = { 0 };
     struct rte_mbuf *to_free[PFC_TX_BURST];
     int kept = 0, held = 0, dropped = 0;
     int sent, n_bad, n_tx_full = 0;
+    int qid = t - pfc->txq;
     unsigned int n_free = 0;
-    uint64_t now, max0, gen0, poll;
     uint16_t port_id;
+    uint64_t now, gen;
     uint8_t blocked;
 
-    *n_taken = *n_dropped = 0;
-    if (!pfc->port) {
-        return cnt;
-    }
     port_id = pfc->port - pfc_ports;
 
-    atomic_read_explicit(&pfc->port->pause_gen, &gen0, memory_order_acquire);
-    atomic_read_relaxed(&pfc->port->max_until, &max0);
-    atomic_read_relaxed(&pfc->port->rx_poll_tsc, &poll);
+    /* Fast path: no pause in force or pending on any priority (the cached
+     * answer of pfc_blocked() says so for as long as no PFC frame is read),
+     * nothing held and no PFC frame due: send as is, without reading the
+     * TSC (but pfc_control_pending() does while an XOFF is in force). */
+    atomic_read_explicit(&pfc->port->pause_gen, &gen, memory_order_acquire);
     now = 0;
-    if (OVS_LIKELY(!pfc->n_held && max0 <= poll
+    if (OVS_LIKELY(!t->n_held && gen == t->blocked_gen
+                   && t->blocked_until == UINT64_MAX
                    && !pfc_control_pending(pfc, &now))) {
-        /* Every pause ended before a past poll, nothing is held and no PFC
-         * frame can be due: send as is, without reading the TSC (but
-         * pfc_control_pending() does while an XOFF is in force). */
         now = 0;
         blocked = 0;
     } else {
         now = rte_get_tsc_cycles();
-        blocked = pfc_service(pfc, qid, mp, now);
+        blocked = pfc_service(pfc, t, mp, now);
     }
 
-    if (OVS_LIKELY(!blocked && !pfc->n_held)) {
+    if (OVS_LIKELY(!blocked && !t->n_held)) {
         kept = cnt;
     } else {
         /* The priorities whose class is paused or already holds packets:
          * theirs are held, behind those. */
-        uint8_t hold_tcs = blocked | pfc->nonempty;
+        uint8_t hold_tcs = blocked | t->nonempty;
         uint32_t hold_prios = 0;
 
         for (int n = 0; n < PFC_N_PRIOS; n++) {
@@ -1587,7 +1643,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
 
             if (!((hold_prios >> prio) & 1)) {
                 pkts[kept++] = m;
-            } else if (pfc_hold(pfc, m, prio, now)) {
+            } else if (pfc_hold(pfc, t, m, prio, now)) {
                 held++;
             } else {
                 if (n_free < ARRAY_SIZE(to_free)) {
@@ -1606,7 +1662,6 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         }
     }
 
-    pfc_check_late(pfc, pkts, kept, gen0, blocked);
     sent = pfc_tx_burst(port_id, qid, pkts, kept, &n_bad);
     dropped += n_bad;
 
@@ -1621,7 +1676,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                                        rte_pktmbuf_data_len(m),
                                        pfc->cfg.default_priority);
 
-        if (pfc_hold(pfc, m, prio, now)) {
+        if (pfc_hold(pfc, t, m, prio, now)) {
             held++;
             n_tx_full++;
         } else {
@@ -1630,120 +1685,108 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
             dropped++;
         }
     }
+    if (now) {
+        atomic_store_relaxed(&t->serviced, now);
+    }
 
     if (dropped) {
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             if (drops[n]) {
-                pfc_count(&pfc->hold_drops[n], drops[n]);
+                pfc_count(&t->hold_drops[n], drops[n]);
             }
         }
     }
     if (n_tx_full) {
-        pfc_count(&pfc->tx_full_held, n_tx_full);
-    }
-    if (pfc->n_held) {
-        pfc_note_release(pfc, blocked);
+        pfc_count(&t->tx_full_held, n_tx_full);
     }
     *n_taken = sent + held;
     *n_dropped = dropped;
-    return 0;
 }
 
 /* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
- * and sends them (pfc_send__()).  The caller holds the tx queue lock if the
- * queue is shared.  Returns how many of 'pkts' are left for the caller to
- * send: 0, or 'cnt' if PFC no longer applies to the port.  Sets '*n_taken'
- * to the packets sent or held and '*n_dropped' to those freed. */
+ * and sends them (pfc_send__()).  The caller holds netdev-dpdk's tx queue
+ * lock if the queue is shared.  Returns how many of 'pkts' are left for the
+ * caller to send: 0, or 'cnt' if PFC no longer applies to the port.  Sets
+ * '*n_taken' to the packets sent or held and '*n_dropped' to those freed. */
 int
 netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
                      struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
                      int *n_taken, int *n_dropped)
 {
-    int left;
+    struct pfc_txq *t;
 
-    pfc = pfc_lock_live(pfc, false);
+    *n_taken = *n_dropped = 0;
+    pfc = pfc_lock_live(pfc, qid, false, &t);
     if (!pfc) {
-        *n_taken = *n_dropped = 0;
         return cnt;
     }
-    left = pfc_send__(pfc, qid, mp, pkts, cnt, n_taken, n_dropped);
-    rte_spinlock_unlock(&pfc->lock);
-    return left;
+    if (!pfc->port) {
+        rte_spinlock_unlock(&t->lock);
+        return cnt;
+    }
+    pfc_send__(pfc, t, mp, pkts, cnt, n_taken, n_dropped);
+    rte_spinlock_unlock(&t->lock);
+    return 0;
 }
 
 /* Moves the packets held by 'old' into 'new', which replaces it as the QoS
  * object of the same port and which no thread uses yet, and retires 'old':
  * transmit threads that still use it go on with 'new' (pfc_lock_live()).
- * Each priority's held packets stay in order, ahead of anything 'new' holds
- * later, in the class queue that 'new' maps the priority to, even past
- * 'new''s queue-size, so that no held packet is lost to a reconfiguration.
- * The port's pause timers, XOFF state and ingress charges are per port and
- * carry over; an XOFF in force for a priority that 'new' does not enable
+ * Each tx queue's packets go to the same tx queue of 'new'; each priority's
+ * held packets stay in order, ahead of anything 'new' holds later, in the
+ * class queue that 'new' maps the priority to, even past 'new''s
+ * queue-size, so that no held packet is lost to a reconfiguration.  The
+ * port's pause timers, XOFF state and ingress buffer occupancy are per port
+ * and carry over; an XOFF in force for a priority that 'new' does not enable
  * is ended with an XON at the next transmit opportunity (pfc_xoff_run()).
  * Called by the main thread before it publishes 'new'. */
 void
 netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
                         struct netdev_dpdk_pfc *new)
 {
-    uint32_t need[PFC_N_PRIOS];
+    const uint8_t *map = new->cfg.prio_to_tc;
+    int nn = MAX(new->n_txq, 1);
 
+    if (!new->n_txq) {
+        pfc_txqs_resize(new, MAX(old->n_txq, 1));
+        nn = new->n_txq;
+    }
     for (;;) {
-        /* Make room first, without the lock: allocation is not allowed
-         * under a lock that PMD threads take.  Packets may be held
-         * meanwhile; then check again, with margin. */
-        memset(need, 0, sizeof need);
-        for (int n = 0; n < PFC_N_PRIOS; n++) {
-            uint64_t held;
-
-            atomic_read_relaxed(&old->held_pkts[n], &held);
-            need[new->cfg.prio_to_tc[n]] += held;
-        }
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            pfc_holdq_reserve(&new->q[tc], need[tc] + 2 * PFC_TX_BURST);
-        }
-
-        rte_spinlock_lock(&old->lock);
         bool fits = true;
-        memset(need, 0, sizeof need);
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            for (uint32_t i = 0; i < old->q[tc].n; i++) {
-                need[new->cfg.prio_to_tc[pfc_holdq_peek(&old->q[tc],
-                                                        i)->prio]]++;
+
+        /* Make room first, without a lock: allocation is not allowed under
+         * a lock that a PMD thread needs.  Packets may be held meanwhile;
+         * then check again, with margin. */
+        for (int i = 0; i < old->n_txq; i++) {
+            struct pfc_txq *to = &new->txq[i % nn];
+            uint32_t need[PFC_N_PRIOS] = { 0 };
+
+            pfc_txq_need(&old->txq[i], map, need);
+            for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+                pfc_holdq_reserve(&to->q[tc], to->q[tc].n + need[tc]
+                                  + 2 * PFC_TX_BURST);
             }
         }
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            fits = fits && need[tc] <= new->q[tc].cap - new->q[tc].n;
+        pfc_txqs_lock(old);
+        for (int i = 0; fits && i < old->n_txq; i++) {
+            fits = pfc_txq_fits(&old->txq[i], &new->txq[i % nn], map);
         }
         if (fits) {
             break;
         }
-        rte_spinlock_unlock(&old->lock);
+        pfc_txqs_unlock(old);
     }
 
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        struct pfc_holdq *q = &old->q[tc];
-
-        while (q->n) {
-            const struct pfc_held *h = pfc_holdq_peek(q, 0);
-            int new_tc = new->cfg.prio_to_tc[h->prio];
-            uint64_t orig;
-
-            pfc_holdq_append(&new->q[new_tc], h);
-            new->nonempty |= 1u << new_tc;
-            new->n_held++;
-            atomic_add_relaxed(&new->held_pkts[h->prio], 1, &orig);
-            atomic_add_relaxed(&new->held_bytes[h->prio], h->len, &orig);
-            atomic_sub_relaxed(&old->held_pkts[h->prio], 1, &orig);
-            atomic_sub_relaxed(&old->held_bytes[h->prio], h->len, &orig);
-            pfc_holdq_pop(q, 1);
-        }
+    for (int i = 0; i < old->n_txq; i++) {
+        pfc_txq_move(&old->txq[i], &new->txq[i % nn], map);
+        pfc_note_holding(old, &old->txq[i]);
     }
-    old->n_held = 0;
-    old->nonempty = 0;
-    new->next_release = 0;
+    for (int i = 0; i < nn; i++) {
+        pfc_note_holding(new, &new->txq[i]);
+    }
     old->retired = true;
     old->next = new;
-    rte_spinlock_unlock(&old->lock);
+    pfc_txqs_unlock(old);
 }
 
 /* PFC is being removed from the port of 'pfc' (its QoS is deleted or gets
@@ -1759,27 +1802,31 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
 {
     bool owes;
 
-    rte_spinlock_lock(&pfc->lock);
+    pfc_txqs_lock(pfc);
     pfc->retiring = true;
     pfc->xparams.enabled = 0;
-    owes = pfc->n_held || (pfc->port && pfc->port->xoff.asserted);
+    owes = pfc->port && pfc->port->xoff.asserted;
+    for (int i = 0; i < pfc->n_txq; i++) {
+        owes = owes || pfc->txq[i].n_held;
+    }
     if (!owes) {
         pfc->retired = true;
         pfc->next = NULL;
     }
-    rte_spinlock_unlock(&pfc->lock);
+    pfc_txqs_unlock(pfc);
     return owes;
 }
 
-/* Hands 'cnt' packets to tx queue 0 of 'port_id', retrying for up to about
- * 1 ms while the ring is full.  Returns how many the driver took. */
+/* Hands 'cnt' packets to tx queue 'qid' of 'port_id', retrying for up to
+ * about 1 ms while the ring is full.  Returns how many the driver took. */
 static int
-pfc_tx_burst_blocking(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
+pfc_tx_burst_blocking(uint16_t port_id, int qid, struct rte_mbuf **pkts,
+                      int cnt)
 {
     int sent = 0;
 
     for (int tries = 0; sent < cnt && tries < 1000; tries++) {
-        uint16_t k = rte_eth_tx_burst(port_id, 0, pkts + sent, cnt - sent);
+        uint16_t k = rte_eth_tx_burst(port_id, qid, pkts + sent, cnt - sent);
 
         sent += k;
         if (!k) {
@@ -1792,13 +1839,13 @@ pfc_tx_burst_blocking(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
 /* For a port that no transmit thread uses (the datapath is reconfiguring it,
  * or deleting it): sends on tx queue 0, with mbufs from 'mp', the XON that
  * 'pfc' owes for each priority whose XOFF is in force, then, if
- * 'send_held', the packets it holds, oldest first, whether paused or not.
- * What is not sent (no 'mp', 'send_held' false, or everything from the
- * first packet that a full ring refused for 1 ms on) is freed and counted as
- * hold drops and in tx_dropped.  Retires 'pfc'.  Returns the number of
- * held packets freed.  Calls the driver with pfc->lock held, which no PMD
- * thread takes while the port is off the PMD threads, but never with
- * port->lock held. */
+ * 'send_held', the packets each tx queue holds, on that tx queue, oldest
+ * first, whether paused or not.  What is not sent (no 'mp', 'send_held'
+ * false, or everything from the first packet that a full ring refused for
+ * 1 ms on) is freed and counted as hold drops and in tx_dropped.  Retires
+ * 'pfc'.  Returns the number of held packets freed.  Calls the driver with
+ * the tx queue locks of 'pfc' held, which no PMD thread takes while the port
+ * is off the PMD threads, but never with port->lock held. */
 uint64_t
 netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
                       bool send_held)
@@ -1807,7 +1854,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     uint64_t freed = 0, sent_held = 0;
     uint16_t port_id;
 
-    rte_spinlock_lock(&pfc->lock);
+    pfc_txqs_lock(pfc);
     if (!port) {
         goto out;
     }
@@ -1832,7 +1879,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         }
     }
     rte_spinlock_unlock(&port->lock);
-    if (m && pfc_tx_burst_blocking(port_id, &m, 1) == 1) {
+    if (m && pfc_tx_burst_blocking(port_id, 0, &m, 1) == 1) {
         rte_spinlock_lock(&port->lock);
         pfc_counters_count_tx(&port->counters, &frame);
         rte_spinlock_unlock(&port->lock);
@@ -1840,30 +1887,35 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         rte_pktmbuf_free(m);
     }
 
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        struct pfc_holdq *q = &pfc->q[tc];
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *t = &pfc->txq[i];
 
-        while (q->n) {
-            const struct pfc_held *h = pfc_holdq_peek(q, 0);
-            struct rte_mbuf *pkt = h->pkt;
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            struct pfc_holdq *q = &t->q[tc];
 
-            pfc_unhold(pfc, h);
-            if (send_held && mp
-                && pfc_tx_burst_blocking(port_id, &pkt, 1)) {
-                sent_held++;
-            } else {
-                /* A ring that did not drain in 1 ms will not: free the
-                 * rest rather than keep the main thread waiting. */
-                send_held = false;
-                pfc_count(&pfc->hold_drops[h->prio], 1);
-                rte_pktmbuf_free(pkt);
-                freed++;
+            while (q->n) {
+                const struct pfc_held *h = pfc_holdq_peek(q, 0);
+                struct rte_mbuf *pkt = h->pkt;
+
+                pfc_unhold(t, h);
+                if (send_held && mp
+                    && pfc_tx_burst_blocking(port_id, i, &pkt, 1)) {
+                    sent_held++;
+                } else {
+                    /* A ring that did not drain in 1 ms will not: free the
+                     * rest rather than keep the main thread waiting. */
+                    send_held = false;
+                    pfc_count(&t->hold_drops[h->prio], 1);
+                    rte_pktmbuf_free(pkt);
+                    freed++;
+                }
+                pfc_holdq_pop(q, 1);
             }
-            pfc_holdq_pop(q, 1);
         }
+        t->n_held = 0;
+        t->nonempty = 0;
+        pfc_note_holding(pfc, t);
     }
-    pfc->n_held = 0;
-    pfc->nonempty = 0;
     if (freed) {
         uint64_t orig;
 
@@ -1873,7 +1925,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
 out:
     pfc->retired = true;
     pfc->next = NULL;
-    rte_spinlock_unlock(&pfc->lock);
+    pfc_txqs_unlock(pfc);
     if (port && (freed || sent_held)) {
         VLOG_INFO("%s: PFC no longer applies: %"PRIu64" held packets sent, "
                   "%"PRIu64" freed (counted as hold drops and tx_dropped)",
@@ -1954,12 +2006,13 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
 static void
 pfc_add_live_drops(const struct netdev_dpdk_pfc *pfc, struct pfc_counters *c)
 {
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        uint64_t d;
+    for (int i = 0; i < pfc->n_txq; i++) {
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            uint64_t d;
 
-        atomic_read_relaxed(&CONST_CAST(struct netdev_dpdk_pfc *, pfc)
-                            ->hold_drops[n], &d);
-        c->hold_drops[n] += d;
+            atomic_read_relaxed(&pfc->txq[i].hold_drops[n], &d);
+            c->hold_drops[n] += d;
+        }
     }
 }
 
@@ -2025,22 +2078,10 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     add_stat(stats, &n, "pfc_rx_unsupported_frames", c.rx_unsupported);
 }
 
-static void
-pfc_show_samples(struct ds *ds, const char *name,
-                 const struct pfc_samples *samples)
-{
-    struct pfc_samples_summary sum;
-
-    pfc_samples_summarize(samples, &sum);
-    ds_put_format(ds, "  %s: %"PRIu64" samples, p50 %"PRIu32" ns, p99 %"
-                  PRIu32" ns, max %"PRIu32" ns\n", name, sum.n, sum.p50,
-                  sum.p99, sum.max);
-}
-
 /* What "pfc/show" prints about one port, copied under its lock so that it is
- * formatted, and its samples sorted, without holding it: a PMD thread that
- * reads a PFC frame or records a sample meanwhile must not wait for that
- * (hundreds of us; the rx ring of a 10 Gb/s port fills in about 140 us). */
+ * formatted without holding it: a PMD thread that reads a PFC frame
+ * meanwhile must not wait for that (tens of us; the rx ring of a 10 Gb/s
+ * port fills in about 140 us). */
 struct pfc_show_snap {
     struct pfc_port port;       /* Copy of the port; 'port.lock' and
                                  * 'port.conf' are not to be used. */
@@ -2050,9 +2091,12 @@ struct pfc_show_snap {
     struct pfc_counters counters;       /* With the live hold drops. */
     uint64_t held_pkts[PFC_N_PRIOS];    /* Packets held, per priority. */
     uint64_t held_bytes[PFC_N_PRIOS];   /* Bytes held, per priority. */
-    uint64_t charge[PFC_N_PRIOS];       /* Ingress charge, bytes... */
-    uint64_t charge_pkts[PFC_N_PRIOS];  /* ...and packets, per priority. */
+    uint64_t occ_bytes[PFC_N_PRIOS];    /* Ingress buffer occupancy, bytes
+                                         * and... */
+    uint64_t occ_pkts[PFC_N_PRIOS];     /* ...packets, per priority. */
     uint64_t tx_full;                   /* Live tx-full holds. */
+    int n_txq;                          /* Tx queues of the QoS object. */
+    uint32_t n_rxq;                     /* Rx queues of the port. */
     uint64_t now;                       /* TSC when copied. */
 };
 
@@ -2070,13 +2114,28 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
     snap->thr = pfc->thr;
     snap->counters = port->counters;
     pfc_add_live_drops(pfc, &snap->counters);
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        atomic_read_relaxed(&pfc->held_pkts[n], &snap->held_pkts[n]);
-        atomic_read_relaxed(&pfc->held_bytes[n], &snap->held_bytes[n]);
-        atomic_read_relaxed(&port->charge[n], &snap->charge[n]);
-        atomic_read_relaxed(&port->charge_pkts[n], &snap->charge_pkts[n]);
+    memset(snap->held_pkts, 0, sizeof snap->held_pkts);
+    memset(snap->held_bytes, 0, sizeof snap->held_bytes);
+    snap->tx_full = 0;
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *t = &pfc->txq[i];
+        uint64_t v;
+
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            atomic_read_relaxed(&t->held_pkts[n], &v);
+            snap->held_pkts[n] += v;
+            atomic_read_relaxed(&t->held_bytes[n], &v);
+            snap->held_bytes[n] += v;
+        }
+        atomic_read_relaxed(&t->tx_full_held, &v);
+        snap->tx_full += v;
     }
-    atomic_read_relaxed(&pfc->tx_full_held, &snap->tx_full);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        atomic_read_relaxed(&port->occ_bytes[n], &snap->occ_bytes[n]);
+        atomic_read_relaxed(&port->occ_pkts[n], &snap->occ_pkts[n]);
+    }
+    snap->n_txq = pfc->n_txq;
+    atomic_read_relaxed(&port->n_rxq, &snap->n_rxq);
     snap->now = rte_get_tsc_cycles();
 }
 
@@ -2148,14 +2207,9 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                   resp, port->txq_size, port->max_frame,
                   PFC_RESPONSE_BOUND_BITS,
                   resp > PFC_RESPONSE_BOUND_BITS ? ": EXCEEDED" : "");
-    pfc_show_samples(ds, "pause reaction", &port->reaction);
-    pfc_show_samples(ds, "timer error", &port->timer_error);
-    pfc_show_samples(ds, "xoff generation", &port->xoff_gen);
-    ds_put_format(ds, "  sent while paused: %"PRIu64"\n",
-                  port->sent_while_paused);
-    ds_put_format(ds, "  release waits: %"PRIu64", busy-waited %"PRIu64
-                  " ns\n",
-                  port->release_waits, port->release_wait_ns);
+    ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
+                  "queue per class per tx queue)\n", snap->n_rxq,
+                  snap->n_txq);
     if (port->last_error) {
         ds_put_format(ds, "  last configuration refused: %s\n",
                       port->last_error);
@@ -2171,14 +2225,14 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
         uint64_t left = pfc_pause_remaining(&port->pause, n, now);
         uint64_t total = pfc_pause_total(&port->pause, n, now);
         uint64_t pkts = snap->held_pkts[n], bytes = snap->held_bytes[n];
-        uint64_t charge = snap->charge[n], charge_pkts = snap->charge_pkts[n];
+        uint64_t occ = snap->occ_bytes[n], occ_pkts = snap->occ_pkts[n];
         ds_put_format(ds, "  p%-3d %-2d %-10s %9"PRIu64" %9"PRIu64" %10"PRIu64
                       " %13"PRIu64" %12"PRIu64" %4s %9"PRIu64" %9"PRIu64
                       " %11"PRIu64" %11"PRIu64" %10"PRIu64" %10"PRIu64"\n",
                       n, cfg->prio_to_tc[n],
                       left ? "paused" : "not_paused",
                       pfc_ticks_to_ns(&port->tb, left) / 1000, pkts, bytes,
-                      charge, charge_pkts,
+                      occ, occ_pkts,
                       port->xoff.asserted & (1u << n) ? "yes" : "no",
                       c->rx_frames[n], c->tx_frames[n], c->transitions[n],
                       pfc_ticks_to_ns(&port->tb, total) / 1000,
@@ -2221,86 +2275,12 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
     ds_destroy(&ds);
 }
 
-/* The kinds of latency sample that "pfc/samples" prints, by name. */
-static const char *const pfc_sample_kinds[3] = {
-    "reaction", "timer-error", "xoff-generation",
-};
-
-/* "pfc/samples PORT [KIND]": the samples behind the percentiles of pfc/show,
- * oldest first, each with the TSC at which its interval began.  They are
- * copied under the port's lock and formatted without it, as for pfc/show. */
-static void
-pfc_unixctl_samples(struct unixctl_conn *conn, int argc, const char *argv[],
-                    void *aux OVS_UNUSED)
-{
-    struct pfc_samples *copy;
-    struct ds ds = DS_EMPTY_INITIALIZER;
-    bool found = false;
-    int kind = -1;
-    uint64_t hz = 0;
-
-    for (int k = 0; argc > 2 && k < ARRAY_SIZE(pfc_sample_kinds); k++) {
-        if (!strcmp(argv[2], pfc_sample_kinds[k])) {
-            kind = k;
-        }
-    }
-    if (argc > 2 && kind < 0) {
-        unixctl_command_reply_error(conn, "unknown kind (allowed: reaction, "
-                                    "timer-error, xoff-generation)");
-        return;
-    }
-
-    copy = xmalloc(ARRAY_SIZE(pfc_sample_kinds) * sizeof *copy);
-    pfc_ports_init();
-    for (int i = 0; i < RTE_MAX_ETHPORTS && !found; i++) {
-        struct pfc_port *port = &pfc_ports[i];
-
-        rte_spinlock_lock(&port->lock);
-        if (port->conf && !strcmp(argv[1], port->name)) {
-            copy[0] = port->reaction;
-            copy[1] = port->timer_error;
-            copy[2] = port->xoff_gen;
-            hz = port->tb.hz;
-            found = true;
-        }
-        rte_spinlock_unlock(&port->lock);
-    }
-
-    if (found) {
-        ds_put_format(&ds, "%s: tsc-hz %"PRIu64"\n", argv[1], hz);
-        ds_put_format(&ds, "  %-16s %20s %10s\n", "kind", "start-tsc", "ns");
-    }
-    for (int k = 0; found && k < ARRAY_SIZE(pfc_sample_kinds); k++) {
-        if (kind >= 0 && k != kind) {
-            continue;
-        }
-        for (size_t i = 0; i < pfc_samples_kept(&copy[k]); i++) {
-            uint32_t ns;
-            uint64_t at;
-
-            pfc_samples_get(&copy[k], i, &ns, &at);
-            ds_put_format(&ds, "  %-16s %20"PRIu64" %10"PRIu32"\n",
-                          pfc_sample_kinds[k], at, ns);
-        }
-    }
-    free(copy);
-    if (found) {
-        unixctl_command_reply(conn, ds_cstr(&ds));
-    } else {
-        unixctl_command_reply_error(conn, "no such port with QoS type pfc");
-    }
-    ds_destroy(&ds);
-}
-
-/* Registers "pfc/show [PORT]" and "pfc/samples PORT [KIND]"
- * (lib/pfc-unixctl.man). */
+/* Registers "pfc/show [PORT]" and "pfc/headroom" (lib/pfc-unixctl.man). */
 void
 netdev_dpdk_pfc_register_commands(void)
 {
     pfc_ports_init();
     unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
                              NULL);
-    unixctl_command_register("pfc/samples", "port [kind]", 1, 2,
-                             pfc_unixctl_samples, NULL);
     pfc_headroom_register_commands();
 }

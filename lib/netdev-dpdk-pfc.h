@@ -25,16 +25,19 @@
  *   - Per DPDK port id, kept for the life of the process: the pause timers
  *     set by received PFC frames, the XOFF state towards the link partner,
  *     the bytes held anywhere in the switch that arrived on the port (the
- *     "ingress charge", per priority) and the counters.  Reconfiguring the
- *     QoS never resets a pause the partner asked for.
+ *     ingress buffer occupancy, per priority) and the counters.
+ *     Reconfiguring the QoS never resets a pause the partner asked for.
  *
- *   - Per QoS object ('struct netdev_dpdk_pfc'): the parsed configuration and
- *     the eight traffic-class hold queues.
+ *   - Per QoS object ('struct netdev_dpdk_pfc'): the parsed configuration and,
+ *     per tx queue, the eight traffic class queues.
  *
- * Threading: netdev_dpdk_pfc_rx() runs on the PMD thread that polls the
- * port.  netdev_dpdk_pfc_send() and netdev_dpdk_pfc_tx_poll() run on any PMD
- * thread that transmits on the port, with the caller holding the tx queue
- * lock if the tx queue is shared; they take the QoS object's own lock.
+ * Threading (lib/netdev-dpdk-pfc.c explains the design):
+ * netdev_dpdk_pfc_rx_begin() and netdev_dpdk_pfc_rx() run on the PMD thread
+ * that polls an rx queue of the port.  netdev_dpdk_pfc_send() and
+ * netdev_dpdk_pfc_tx_flush() run on any thread that transmits on the port,
+ * with the caller holding netdev-dpdk's tx queue lock if the tx queue is
+ * shared; they take the lock of the PFC tx queue, which only the thread that
+ * sends on that tx queue takes in normal operation.
  * netdev_dpdk_pfc_filter_tx() runs on any thread that sends on any DPDK
  * port.  The rest runs on the main thread.
  *
@@ -70,6 +73,8 @@ struct netdev_dpdk_pfc_port_info {
     uint64_t mbufs;             /* mbufs of the port's mempool not kept by
                                  * its rx rings. */
     uint32_t mbuf_size;         /* Data bytes per mbuf. */
+    int n_rxq;                  /* Rx queues of the port. */
+    int n_txq;                  /* Tx queues of the port. */
 };
 
 int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *,
@@ -89,11 +94,15 @@ void netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *, uint32_t queue_id);
 int netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *,
                               uint32_t queue_id, struct smap *details);
 
-int netdev_dpdk_pfc_rx(uint16_t port_id, struct rte_mbuf **pkts, int cnt);
+uint64_t netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid);
+int netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
+                       int cnt, uint64_t start);
 int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
                          struct rte_mempool *mp, struct rte_mbuf **pkts,
                          int cnt, int *n_taken, int *n_dropped);
-bool netdev_dpdk_pfc_tx_pending(struct netdev_dpdk_pfc *);
+bool netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *);
+void netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *, int qid,
+                              struct rte_mempool *mp);
 int netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts,
                               int cnt);
 uint64_t netdev_dpdk_pfc_tx_dropped(uint16_t port_id);
@@ -103,9 +112,6 @@ void netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
 bool netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *);
 uint64_t netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *, struct rte_mempool *,
                                bool send_held);
-int netdev_dpdk_pfc_tx_poll(struct netdev_dpdk_pfc *, int qid,
-                            struct rte_mempool *mp, bool rx_polled);
-
 void netdev_dpdk_pfc_port_destruct(uint16_t port_id);
 void netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
                                       struct netdev_custom_stats *);

@@ -295,6 +295,36 @@ pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t paused)
     return blocked;
 }
 
+/* Returns the priorities among 'enabled' that are paused at 'now', by
+ * pfc_pause_holds() applied to the pause of each priority n, which ends at
+ * until[n] (TSC cycles, 0 if it never began), with the rx poll stamp
+ * 'polled' and the cap 'cap' (cycles) of that function.  Priorities not in
+ * 'enabled' are never paused: a pause set before pfc-enable changed no longer
+ * applies (seed 000 4.4 acts on enabled priorities only).
+ *
+ * Sets '*valid_until' to the TSC until which the answer stays right if no PFC
+ * frame is read meanwhile: the first end of a running pause, 0 if a pause
+ * that expired still waits for a poll (the answer may change at any moment),
+ * or UINT64_MAX if none is paused. */
+uint8_t
+pfc_paused_prios(const uint64_t until[PFC_N_PRIOS], uint8_t enabled,
+                 uint64_t now, uint64_t polled, uint64_t cap,
+                 uint64_t *valid_until)
+{
+    uint64_t valid = UINT64_MAX;
+    uint8_t paused = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (enabled & (1u << n)
+            && pfc_pause_holds(until[n], now, polled, cap)) {
+            paused |= 1u << n;
+            valid = MIN(valid, now < until[n] ? until[n] : 0);
+        }
+    }
+    *valid_until = valid;
+    return paused;
+}
+
 void
 pfc_xoff_init(struct pfc_xoff *x)
 {
@@ -1069,69 +1099,6 @@ pfc_tx_ring_size(uint32_t tx_ring_size, uint32_t interface_size,
         ring = ROUND_DOWN(lim->nb_max, align);
     }
     return MAX(ring, 1);
-}
-
-/* Adds a sample of 'ns' nanoseconds, whose interval began at 'at' (any
- * clock, kept as given), to 's', replacing the oldest once PFC_SAMPLES are
- * kept. */
-void
-pfc_samples_add(struct pfc_samples *s, uint64_t ns, uint64_t at)
-{
-    s->ns[s->n % PFC_SAMPLES] = MIN(ns, UINT32_MAX);
-    s->at[s->n % PFC_SAMPLES] = at;
-    s->n++;
-}
-
-/* Returns how many samples 's' keeps: MIN(s->n, PFC_SAMPLES). */
-size_t
-pfc_samples_kept(const struct pfc_samples *s)
-{
-    return MIN(s->n, PFC_SAMPLES);
-}
-
-/* Stores in '*ns' and '*at' the 'i'th oldest sample that 's' keeps, 'i' in
- * [0, pfc_samples_kept(s)). */
-void
-pfc_samples_get(const struct pfc_samples *s, size_t i,
-                uint32_t *ns, uint64_t *at)
-{
-    size_t k = pfc_samples_kept(s);
-    size_t slot = (s->n - k + i) % PFC_SAMPLES;
-
-    ovs_assert(i < k);
-    *ns = s->ns[slot];
-    *at = s->at[slot];
-}
-
-static int
-compare_u32(const void *a_, const void *b_)
-{
-    uint32_t a = *(const uint32_t *) a_;
-    uint32_t b = *(const uint32_t *) b_;
-
-    return a < b ? -1 : a > b;
-}
-
-/* Computes the median, 99th percentile (nearest rank) and maximum of the
- * samples kept in 's'. */
-void
-pfc_samples_summarize(const struct pfc_samples *s,
-                      struct pfc_samples_summary *sum)
-{
-    size_t k = MIN(s->n, PFC_SAMPLES);
-    uint32_t *v;
-
-    memset(sum, 0, sizeof *sum);
-    sum->n = s->n;
-    if (!k) {
-        return;
-    }
-    v = xmemdup(s->ns, k * sizeof *v);
-    qsort(v, k, sizeof *v, compare_u32);
-    sum->p50 = v[(k - 1) / 2];
-    sum->p99 = v[(k * 99 + 99) / 100 - 1];
-    sum->max = v[k - 1];
-    free(v);
 }
 
 /* DPDK drivers of devices without a MAC of their own: software, or a

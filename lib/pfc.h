@@ -421,56 +421,34 @@ int pfc_derive_thresholds(const struct pfc_config *,
                           const struct pfc_port_limits *,
                           struct pfc_thresholds *, char **errp);
 
-/* Returns true if a pause that ends at 'until' still holds its priority at
- * 'now' (all TSC cycles) on a software port whose receive queues were last
- * polled at 'last_poll'.  It holds until 'until', and then until the queues
- * have been polled no earlier than 'grace' cycles before 'until', so that a
- * refresh that arrived in time but waits unread in the rx ring is not missed
- * while the PMD thread is descheduled; but never more than 'cap' cycles past
- * 'until', for queues that are never polled again.  Seed 000 4.4 (pause
- * timers); the grace and cap are this switch's own. */
+/* The rule that ends a pause on a software port (seed 000 4.4, pause
+ * timers; the poll condition is this switch's own).  A received PFC frame
+ * waits in an rx ring until a PMD thread reads it, so a pause timer that
+ * expired may have been refreshed by a frame not yet read.  A pause that
+ * ends at 'until' (TSC cycles) therefore holds its priority at 'now':
+ *
+ *   - while now < until (never early); then
+ *   - until every rx queue of the port has been polled, by a poll that began
+ *     at or after 'until' and emptied its ring: 'polled' is the earliest,
+ *     over the port's rx queues, of the start of the last such poll.  A
+ *     refresh that arrived before the expiry is then read before any held
+ *     packet leaves, even if the PMD thread that polls a queue was
+ *     descheduled;
+ *   - but never more than 'cap' cycles past 'until', for a port whose rx
+ *     queues are no longer polled or never empty.
+ *
+ * A pause that ends late is safe: the priority stays paused a little longer
+ * than asked and nothing is lost.  The end is late by at most one PMD
+ * iteration once every rx queue is polled. */
 static inline bool
-pfc_pause_holds(uint64_t until, uint64_t now, uint64_t last_poll,
-                uint64_t grace, uint64_t cap)
+pfc_pause_holds(uint64_t until, uint64_t now, uint64_t polled, uint64_t cap)
 {
-    return now < until || (last_poll + grace < until && now - until < cap);
+    return now < until || (polled < until && now - until < cap);
 }
 
-/* Returns how many TSC cycles a transmit thread should busy-wait at 'now' so
- * that held packets leave exactly when the pause that holds them ends at
- * 'until', instead of at its next transmit opportunity, one batch of the
- * PMD thread (about 3 us at full load) later; or 0 for "do not wait".  It
- * waits only if the pause ends in the future and no later than 'grace'
- * cycles after 'last_poll', the last poll of the port's receive queues: then
- * pfc_pause_holds() releases the priority at 'until' without another poll,
- * and the wait is at most 'grace' cycles.  Pass 'last_poll' = 0 when the
- * caller may not wait.  This switch's own rule, for the timer accuracy of
- * seed 000 4.4 (pause timers); the benchmark issue's timer-error target. */
-static inline uint64_t
-pfc_release_wait(uint64_t until, uint64_t now, uint64_t last_poll,
-                 uint64_t grace)
-{
-    return now < until && until <= last_poll + grace ? until - now : 0;
-}
-
-/* Returns true if a transmit thread that just polled the port's receive
- * queues, last at 'last_poll', should poll them again after busy-waiting
- * '*wait' TSC cycles: because the pause that holds packets back ends at
- * 'until', later than 'grace' after that poll (so pfc_release_wait() says
- * "do not wait") but no more than 'max_wait' cycles after 'now' + 'grace'.
- * After that poll, pfc_release_wait() waits at most 'grace' for 'until', so
- * that the two waits together take at most 'max_wait' + 'grace'.  This
- * switch's own rule, as for pfc_release_wait(). */
-static inline bool
-pfc_repoll_wait(uint64_t until, uint64_t now, uint64_t last_poll,
-                uint64_t grace, uint64_t max_wait, uint64_t *wait)
-{
-    if (until <= last_poll + grace || until > now + grace + max_wait) {
-        return false;
-    }
-    *wait = until - grace > now ? until - grace - now : 0;
-    return true;
-}
+uint8_t pfc_paused_prios(const uint64_t until[PFC_N_PRIOS], uint8_t enabled,
+                         uint64_t now, uint64_t polled, uint64_t cap,
+                         uint64_t *valid_until);
 
 /* Worst-case response of a software port to a PFC frame (seed 000 4.6):
  * after the PMD thread reads the frame, everything already handed to the NIC's
@@ -513,35 +491,6 @@ struct pfc_counters {
                                          * opcode (aUnsupportedOpCodes-
                                          * Received). */
 };
-
-/* The last PFC_SAMPLES latency samples of one kind, for percentiles
- * (issue "benchmark": pause reaction, timer error, XOFF generation), each
- * with the time of the event that started it, so that a sample can be set
- * against what else happened then (pfc/samples; the benchmark counts the
- * timer-error samples over target from them). */
-#define PFC_SAMPLES 1024
-struct pfc_samples {
-    uint32_t ns[PFC_SAMPLES];   /* Samples in ns, saturated at UINT32_MAX. */
-    uint64_t at[PFC_SAMPLES];   /* When each sample's interval began, in the
-                                 * caller's clock (TSC cycles in
-                                 * netdev-dpdk-pfc: the PFC frame's read,
-                                 * the pause's end, the XOFF crossing). */
-    uint64_t n;                 /* Samples ever added; the last
-                                 * MIN(n, PFC_SAMPLES) are kept. */
-};
-
-/* Summary of a 'struct pfc_samples'. */
-struct pfc_samples_summary {
-    uint64_t n;                 /* Samples ever added. */
-    uint32_t p50, p99, max;     /* ns, over the kept samples; 0 if none. */
-};
-
-void pfc_samples_add(struct pfc_samples *, uint64_t ns, uint64_t at);
-size_t pfc_samples_kept(const struct pfc_samples *);
-void pfc_samples_get(const struct pfc_samples *, size_t i,
-                     uint32_t *ns, uint64_t *at);
-void pfc_samples_summarize(const struct pfc_samples *,
-                           struct pfc_samples_summary *);
 
 void pfc_counters_count_rx(struct pfc_counters *, const struct pfc_frame *,
                            uint8_t transitions);

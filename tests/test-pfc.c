@@ -293,50 +293,55 @@ test_pause(void)
     /* One that surely arrived after the end is a new pause. */
     ovs_assert(pfc_pause_receive(&p, &f, &tb10g, 3000, 2000) == 0x04);
 
-    /* When a pause releases its priority: until = 1000, grace 20, cap 500. */
-    ovs_assert(pfc_pause_holds(1000, 999, 999, 20, 500));   /* Running. */
-    ovs_assert(!pfc_pause_holds(1000, 1000, 990, 20, 500)); /* Polled in the
-                                                             * grace. */
-    ovs_assert(!pfc_pause_holds(1000, 1000, 980, 20, 500)); /* Boundary. */
-    ovs_assert(!pfc_pause_holds(1000, 1300, 1200, 20, 500));
-    ovs_assert(pfc_pause_holds(1000, 1000, 979, 20, 500));  /* Not polled
-                                                             * since: a
-                                                             * refresh may
-                                                             * wait unread. */
-    ovs_assert(pfc_pause_holds(1000, 1499, 500, 20, 500));
-    ovs_assert(!pfc_pause_holds(1000, 1500, 500, 20, 500)); /* Cap. */
-    ovs_assert(!pfc_pause_holds(0, 5, 0, 20, 500));         /* Never
-                                                             * paused. */
+    /* When a pause releases its priority: until = 1000, cap 500.  'polled'
+     * is the earliest start, over the rx queues, of their last poll that
+     * emptied the ring. */
+    ovs_assert(pfc_pause_holds(1000, 999, 999, 500));   /* Running. */
+    ovs_assert(pfc_pause_holds(1000, 999, 1200, 500));  /* Never early, even
+                                                         * with a later
+                                                         * stamp. */
+    ovs_assert(!pfc_pause_holds(1000, 1000, 1000, 500)); /* Polled at the
+                                                          * expiry. */
+    ovs_assert(!pfc_pause_holds(1000, 1300, 1200, 500));
+    ovs_assert(pfc_pause_holds(1000, 1000, 999, 500));  /* Polled 1 cycle
+                                                         * before: a refresh
+                                                         * may wait unread. */
+    ovs_assert(pfc_pause_holds(1000, 1499, 500, 500));
+    ovs_assert(!pfc_pause_holds(1000, 1500, 500, 500)); /* Cap. */
+    ovs_assert(!pfc_pause_holds(0, 5, 0, 500));         /* Never paused. */
+}
 
-    /* Waiting for the end of a pause: until = 1000, grace 20. */
-    ovs_assert(pfc_release_wait(1000, 990, 985, 20) == 10); /* Polled within
-                                                             * the grace. */
-    ovs_assert(pfc_release_wait(1000, 980, 980, 20) == 20); /* Boundary. */
-    ovs_assert(pfc_release_wait(1000, 985, 979, 20) == 0);  /* Poll too old:
-                                                             * a refresh may
-                                                             * wait unread. */
-    ovs_assert(pfc_release_wait(1000, 1000, 995, 20) == 0); /* Ended. */
-    ovs_assert(pfc_release_wait(1000, 1005, 995, 20) == 0);
-    ovs_assert(pfc_release_wait(1000, 990, 0, 20) == 0);    /* May not
-                                                             * wait. */
-    /* Polling again first: until = 1000, grace 20, at most 30 before. */
-    uint64_t wait = 99;
+/* pfc_paused_prios(): the pause timers of eight priorities, the enabled
+ * mask, and how long the answer stays valid. */
+static void
+test_paused_prios(void)
+{
+    uint64_t until[PFC_N_PRIOS] = { 0, 0, 0, 2000, 3000, 1000, 0, 0 };
+    uint64_t valid;
 
-    ovs_assert(!pfc_repoll_wait(1000, 985, 985, 20, 30, &wait)); /* Poll is
-                                                                  * recent. */
-    ovs_assert(pfc_repoll_wait(1000, 960, 960, 20, 30, &wait) && wait == 20);
-    ovs_assert(pfc_repoll_wait(1000, 950, 950, 20, 30, &wait) && wait == 30);
-    ovs_assert(!pfc_repoll_wait(1000, 949, 949, 20, 30, &wait)); /* Too far
-                                                                  * off. */
-    ovs_assert(pfc_repoll_wait(1000, 990, 970, 20, 30, &wait) && !wait);
-    ovs_assert(pfc_repoll_wait(1000, 1005, 970, 20, 30, &wait) && !wait);
-    /* Then pfc_release_wait() takes over: poll at 980, now 980. */
-    ovs_assert(pfc_release_wait(1000, 980, 980, 20) == 20);
-
-    /* After the wait, the pause no longer holds. */
-    ovs_assert(!pfc_pause_holds(1000, 990 + pfc_release_wait(1000, 990, 985,
-                                                             20),
-                                985, 20, 500));
+    /* At 500, p3, p4 and p5 run; p5 ends first. */
+    ovs_assert(pfc_paused_prios(until, 0xff, 500, 400, 10000, &valid)
+               == 0x38);
+    ovs_assert(valid == 1000);
+    /* Only enabled priorities are paused. */
+    ovs_assert(pfc_paused_prios(until, 0x08, 500, 400, 10000, &valid)
+               == 0x08);
+    ovs_assert(valid == 2000);
+    /* At 1500, p5 expired but the queues were last polled before 1000:
+     * still paused, and the answer may change at any time. */
+    ovs_assert(pfc_paused_prios(until, 0xff, 1500, 900, 10000, &valid)
+               == 0x38);
+    ovs_assert(valid == 0);
+    /* Polled at 1000: p5 is released; p3 runs until 2000. */
+    ovs_assert(pfc_paused_prios(until, 0xff, 1500, 1000, 10000, &valid)
+               == 0x18);
+    ovs_assert(valid == 2000);
+    /* Past the cap, without a poll: released. */
+    ovs_assert(pfc_paused_prios(until, 0x20, 11000, 0, 10000, &valid)
+               == 0);
+    ovs_assert(valid == UINT64_MAX);
+    /* Nothing enabled: nothing paused. */
+    ovs_assert(pfc_paused_prios(until, 0, 500, 0, 10000, &valid) == 0);
 }
 
 static void
@@ -935,49 +940,6 @@ test_counters(void)
     ovs_assert(c.tx_frames[0] == 1 && c.tx_frames[3] == 1);
 }
 
-static void
-test_samples(void)
-{
-    struct pfc_samples s;
-    struct pfc_samples_summary sum;
-
-    memset(&s, 0, sizeof s);
-    pfc_samples_summarize(&s, &sum);
-    ovs_assert(sum.n == 0 && sum.p50 == 0 && sum.max == 0);
-
-    /* 1..100 in a scrambled order: median 50, p99 99, max 100. */
-    for (int i = 0; i < 100; i++) {
-        pfc_samples_add(&s, (i * 37) % 100 + 1, 1000 + i);
-    }
-    pfc_samples_summarize(&s, &sum);
-    ovs_assert(sum.n == 100 && sum.p50 == 50 && sum.p99 == 99);
-    ovs_assert(sum.max == 100);
-
-    /* Oldest first, each with its own time. */
-    uint32_t ns;
-    uint64_t at;
-
-    ovs_assert(pfc_samples_kept(&s) == 100);
-    pfc_samples_get(&s, 0, &ns, &at);
-    ovs_assert(ns == 1 && at == 1000);
-    pfc_samples_get(&s, 99, &ns, &at);
-    ovs_assert(ns == (99 * 37) % 100 + 1 && at == 1099);
-
-    /* Only the last PFC_SAMPLES are kept; huge values saturate. */
-    for (int i = 0; i < PFC_SAMPLES; i++) {
-        pfc_samples_add(&s, 7, 5000 + i);
-    }
-    pfc_samples_add(&s, UINT64_MAX, 42);
-    pfc_samples_summarize(&s, &sum);
-    ovs_assert(sum.n == 100 + PFC_SAMPLES + 1);
-    ovs_assert(sum.p50 == 7 && sum.p99 == 7 && sum.max == UINT32_MAX);
-    ovs_assert(pfc_samples_kept(&s) == PFC_SAMPLES);
-    pfc_samples_get(&s, 0, &ns, &at);
-    ovs_assert(ns == 7 && at == 5001);
-    pfc_samples_get(&s, PFC_SAMPLES - 1, &ns, &at);
-    ovs_assert(ns == UINT32_MAX && at == 42);
-}
-
 /* pfc_tx_forbidden(): MAC Control frames, tagged up to twice, and frames to
  * 01-80-C2-00-00-01 never leave; everything else does. */
 static void
@@ -1184,7 +1146,7 @@ static const struct {
     { "holdq-remap", test_holdq_remap },
     { "config", test_config },
     { "counters", test_counters },
-    { "samples", test_samples },
+    { "paused-prios", test_paused_prios },
     { "tx-filter", test_tx_filter },
     { "receive", test_receive },
     { "mac-control", test_mac_control },
