@@ -62,7 +62,7 @@
  * queue it was sent to, so the packets of a flow, which one rx queue
  * receives and so one PMD thread forwards, leave in the order they arrived,
  * and a NIC that arbitrates between its tx queues cannot reorder them.  A
- * tx queue whose thread stopped servicing it for PFC_ADOPT_NS (the main
+ * tx queue whose thread stopped servicing it for PFC_ADOPT_MS (the main
  * thread's, used for packet-outs, or a descheduled PMD thread's) is flushed
  * by whichever thread finds its lock free.
  *
@@ -116,8 +116,8 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 #define PFC_POLL_CAP_MS 100
 
 /* A tx queue with held packets that its own thread has not serviced for this
- * many ns is flushed by another thread (see the opening comment). */
-#define PFC_ADOPT_NS 1000000
+ * many ms is flushed by another thread (see the opening comment). */
+#define PFC_ADOPT_MS 1
 
 /* Per DPDK port id state, for the life of the process (see the header). */
 struct pfc_port {
@@ -167,6 +167,7 @@ struct pfc_port {
                                          * (netdev_dpdk_pfc_reconfigured()).
                                          */
     uint64_t poll_cap;                  /* [L] PFC_POLL_CAP_MS, TSC cycles. */
+    uint64_t adopt;                     /* [L] PFC_ADOPT_MS, TSC cycles. */
     atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC
                                          * cycles, for lock-free reads. */
     atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
@@ -216,7 +217,7 @@ struct pfc_txq {
     uint64_t blocked_until;         /* TSC cycles. */
 
     atomic_uint64_t serviced;       /* TSC of the last time a thread serviced
-                                     * this queue, for PFC_ADOPT_NS. */
+                                     * this queue, for PFC_ADOPT_MS. */
     atomic_uint64_t held_pkts[PFC_N_PRIOS];     /* Per priority, packets. */
     atomic_uint64_t held_bytes[PFC_N_PRIOS];    /* Per priority, bytes. */
     atomic_uint64_t hold_drops[PFC_N_PRIOS];    /* Per priority, packets
@@ -510,6 +511,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     ovs_strlcpy(port->driver, driver, sizeof port->driver);
     port->tb.hz = rte_get_tsc_hz();
     port->poll_cap = port->tb.hz / 1000 * PFC_POLL_CAP_MS;
+    port->adopt = port->tb.hz / 1000 * PFC_ADOPT_MS;
     atomic_store_relaxed(&port->n_rxq,
                          MIN(MAX(info->n_rxq, 1), RTE_MAX_QUEUES_PER_PORT));
     port->tb.link_speed = limits.link_speed;
@@ -1444,15 +1446,15 @@ netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
  * so, with the tx queue 'qid' it sends on: sends the PFC frames due and the
  * held packets of that tx queue whose class may send again (mbufs for PFC
  * frames from 'mp').  Then does the same for the tx queues that hold packets
- * and that their own thread has not serviced for PFC_ADOPT_NS.  Never waits
+ * and that their own thread has not serviced for PFC_ADOPT_MS.  Never waits
  * for a lock: a tx queue whose lock is taken is being serviced. */
 void
 netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
                          struct rte_mempool *mp)
 {
     uint64_t now = rte_get_tsc_cycles();
-    struct netdev_dpdk_pfc *live;
-    uint64_t holding, adopt;
+    struct netdev_dpdk_pfc *live, *other;
+    uint64_t holding;
     struct pfc_txq *t;
 
     live = pfc_lock_live(pfc, qid, true, &t);
@@ -1463,7 +1465,6 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     rte_spinlock_unlock(&t->lock);
 
     atomic_read_relaxed(&live->holding, &holding);
-    adopt = live->port->tb.hz / 1000000000 * PFC_ADOPT_NS;
     for (; holding; holding &= holding - 1) {
         int i = raw_ctz(holding);
         uint64_t serviced;
@@ -1472,9 +1473,12 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
             continue;
         }
         atomic_read_relaxed(&live->txq[i].serviced, &serviced);
-        if (now - serviced > adopt && now > serviced
-            && pfc_lock_live(live, i, true, &t) == live) {
-            pfc_service(live, t, mp, now);
+        if (now <= serviced || now - serviced <= live->port->adopt) {
+            continue;
+        }
+        other = pfc_lock_live(live, i, true, &t);
+        if (other) {
+            pfc_service(other, t, mp, now);
             rte_spinlock_unlock(&t->lock);
         }
     }

@@ -647,7 +647,7 @@ put_choices(struct ds *ds, const char *const names[], size_t n)
 }
 
 /* Parses 'argc' arguments "key=value" in 'argv' (the arguments of
- * "ovs-appctl pfc/headroom") into '*in'.
+ * "ovs-appctl pfc/headroom" and of ovs-pfc-headroom) into '*in'.
  *
  * "model" (annex-a, delay-value or cisco; default annex-a) selects the
  * defaults (pfc_headroom_input_init()) wherever it appears; every other key
@@ -900,9 +900,14 @@ pfc_headroom_format(struct ds *ds, const struct pfc_headroom_input *in,
                   r->cell_bytes);
 }
 
-/* Runs "pfc/headroom" with the 'argc' key=value arguments in 'argv': on
- * success appends the output of pfc_headroom_format() to 'out' and returns
- * NULL, otherwise returns an error message that the caller must free. */
+/* Runs the headroom calculator with the 'argc' key=value arguments in 'argv'
+ * (pfc_headroom_parse()): on success appends the output of
+ * pfc_headroom_format() to 'out' and returns NULL, otherwise returns an error
+ * message, one line without a trailing new-line, that the caller must free.
+ *
+ * This is all of "ovs-appctl pfc/headroom" and of the ovs-pfc-headroom
+ * program, which therefore print the same bytes.  It needs no DPDK and no
+ * daemon. */
 char *
 pfc_headroom_run(int argc, const char *const argv[], struct ds *out)
 {

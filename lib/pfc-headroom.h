@@ -71,6 +71,11 @@
  * "MTU" here is the seeds' sense: the largest frame in bytes, from the
  * destination address to the FCS inclusive (9216 for jumbo frames).
  *
+ * pfc_headroom_run() is the whole calculator, key=value arguments in, text
+ * out: both "ovs-appctl pfc/headroom" and the ovs-pfc-headroom program
+ * (utilities/ovs-pfc-headroom.c, which needs no daemon) are thin wrappers
+ * around it.
+ *
  * The caller serializes access to each object; nothing here keeps state
  * between calls except the registration of the unixctl command. */
 
