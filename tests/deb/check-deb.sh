@@ -10,12 +10,15 @@
 #      "apt-get install ./openvswitch-switch-dpdk-pfc_*.deb";
 #   3. checks the ovs-vswitchd alternative points at the PFC daemon and that
 #      "ovs-vswitchd --version" identifies the PFC build;
+#   3b. checks that /usr/bin/ovs-pfc-headroom, the headroom calculator, runs
+#      with no daemon and no DPDK set up and prints the Cisco model's worked
+#      example exactly, and that its manual is installed;
 #   4. starts Open vSwitch the Debian way (ovs-ctl, system database,
 #      /var/run/openvswitch) with dpdk-init=true, creates a netdev bridge and a
 #      DPDK port (net_null vdev) with QoS type pfc, checks "ovs-appctl
 #      pfc/show" answers for it, and stops Open vSwitch;
 #   5. purges the package and checks the alternative, and ovs-vswitchd,
-#      revert to what they were.
+#      revert to what they were, and that ovs-pfc-headroom is gone.
 #
 # It leaves the machine as it found it: on success and on failure it stops
 # the daemons it started, purges the packages it installed (including
@@ -38,6 +41,7 @@ export LC_ALL=C DEBIAN_FRONTEND=noninteractive
 
 PKG=openvswitch-switch-dpdk-pfc
 PFC_DAEMON=/usr/lib/$PKG/ovs-vswitchd-dpdk-pfc
+HEADROOM=/usr/bin/ovs-pfc-headroom
 PFC_VERSION_RE='^Priority-based Flow Control \(IEEE 802\.1Qbb\) '
 OVS_CTL=/usr/share/openvswitch/scripts/ovs-ctl
 RUNDIR=/var/run/openvswitch
@@ -353,6 +357,57 @@ echo "$version_out" | grep -q '^DPDK ' ||
 [ -f /usr/share/man/man8/ovs-vswitchd-dpdk-pfc.8.gz ] ||
     fail "ovs-vswitchd-dpdk-pfc(8) missing"
 
+## ---------------------------------- ##
+## The headroom calculator, no daemon ##
+## ---------------------------------- ##
+
+step=headroom
+# No Open vSwitch runs yet (checked above) and DPDK is not set up: the
+# calculator needs neither.
+[ -x $HEADROOM ] || fail "$HEADROOM missing"
+[ "$(dpkg-query -S $HEADROOM 2>/dev/null | cut -d: -f1)" = $PKG ] ||
+    fail "$HEADROOM does not belong to $PKG"
+[ "$(command -v ovs-pfc-headroom)" = $HEADROOM ] ||
+    fail "ovs-pfc-headroom in PATH is $(command -v ovs-pfc-headroom)"
+if ldd $HEADROOM | grep -q 'not found'; then
+    fail "missing libraries: $(ldd $HEADROOM | grep 'not found' | tr '\n' ' ')"
+fi
+[ -f /usr/share/man/man8/ovs-pfc-headroom.8.gz ] ||
+    fail "ovs-pfc-headroom(8) missing"
+# The Cisco model alone: the white paper's 19,196 bytes, 300 cells of 160
+# bytes (the same text as "ovs-appctl pfc/headroom model=cisco").
+cat >"$work/headroom.expected" <<'EOF_HEADROOM'
+model: cisco (seed 003, Cisco PFC white paper)
+speed: 10000000000 bit/s, cable-length: 300 m
+MTU[S]: 2240 bytes, MTU[R]: 9216 bytes
+  term                       detail                              bit times
+  MTU[R] frame before PFC    9216 bytes                              73728
+  PFC frame                  0 bytes                                     0
+  cable, both directions     300 m, 1300 bytes/100 m at 10G          31200
+  interface delay            2 x 0 (none)                                0
+  higher-layer delay                                                     0
+  sender response time       60 quanta                               30720
+  MTU[S] frame at sender     2240 bytes                              17920
+buffer: 160-byte cells, worst case 64-byte frames of 1 cell
+total: 153568 bit times, 19196 bytes, 300 quanta, 300 cells of 160 bytes = 48000 bytes
+EOF_HEADROOM
+ovs-pfc-headroom model=cisco >"$work/headroom.out" 2>"$work/headroom.err" ||
+    fail "ovs-pfc-headroom model=cisco failed: $(cat "$work/headroom.err")"
+[ ! -s "$work/headroom.err" ] ||
+    fail "ovs-pfc-headroom model=cisco wrote to stderr: $(cat "$work/headroom.err")"
+cmp -s "$work/headroom.expected" "$work/headroom.out" ||
+    fail "ovs-pfc-headroom model=cisco printed something else:" \
+         "$(diff -u "$work/headroom.expected" "$work/headroom.out")"
+# A value out of range: the error on stderr, exit status 1.
+err=$(ovs-pfc-headroom cable-length=1km 2>&1 >/dev/null)
+rc=$?
+[ $rc = 1 ] || fail "ovs-pfc-headroom cable-length=1km exited with $rc, not 1"
+[ "$err" = 'cable-length="1km" is invalid: must be an integer from 0 to 100000 metres' ] ||
+    fail "ovs-pfc-headroom cable-length=1km: unexpected error: $err"
+ovs-pfc-headroom --version | grep -q '^ovs-pfc-headroom (Open vSwitch) 3\.1\.0$' ||
+    fail "ovs-pfc-headroom --version does not say Open vSwitch 3.1.0"
+say "ovs-pfc-headroom: $(tail -n 1 "$work/headroom.out")"
+
 ## --------------------------- ##
 ## Open vSwitch, DPDK, QoS pfc ##
 ## --------------------------- ##
@@ -464,6 +519,7 @@ run apt-get purge "${APT_OPTS[@]}" $PKG || fail "apt-get purge $PKG failed"
 installed_pfc=no
 pkg_installed $PKG && fail "$PKG still installed"
 [ ! -e $PFC_DAEMON ] || fail "$PFC_DAEMON still there"
+[ ! -e $HEADROOM ] || fail "$HEADROOM still there"
 update-alternatives --query ovs-vswitchd 2>/dev/null | grep -q "$PFC_DAEMON" &&
     fail "the PFC daemon is still registered as an ovs-vswitchd alternative"
 [ "$(alt_value)" = "$before_alt" ] ||

@@ -1,0 +1,170 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef NETDEV_DPDK_PFC_PRIVATE_H
+#define NETDEV_DPDK_PFC_PRIVATE_H 1
+
+/* State shared by lib/netdev-dpdk-pfc.c (the DPDK glue of PFC) and
+ * lib/netdev-dpdk-pfc-show.c (its statistics and unixctl commands).  The
+ * threads and locks are described at the top of lib/netdev-dpdk-pfc.c. */
+
+#include <rte_ethdev.h>
+#include <rte_spinlock.h>
+
+#include "ovs-atomic.h"
+#include "packets.h"
+#include "pfc.h"
+#include "util.h"
+
+/* Per DPDK port id state, for the life of the process (see the header). */
+struct pfc_port {
+    rte_spinlock_t lock;        /* Protects the members marked [L]. */
+
+    /* Written by the main thread under 'lock', read by PMD threads. */
+    atomic_bool active;         /* The port has QoS type pfc: its MAC
+                                 * Control frames are consumed at rx. */
+    struct netdev_dpdk_pfc *conf;   /* [L] Current QoS object, or NULL. */
+    char name[64];              /* [L] Netdev name, for pfc/show. */
+    struct eth_addr mac;        /* [L] Source address of sent PFC frames. */
+    bool dead;                  /* [L] The netdev was destroyed. */
+    char *last_error;           /* [L] Why the last configuration was
+                                 * refused, or NULL. */
+    uint32_t txq_size;          /* [L] Tx descriptors per queue: the ring
+                                 * in use once the port is reconfigured
+                                 * (netdev_dpdk_pfc_txq_size()). */
+    struct pfc_ring_limits ring_lim;    /* [L] The driver's tx ring limits,
+                                         * descriptors. */
+    bool ring_lim_known;        /* [L] ring_lim was read from the driver. */
+    uint64_t tx_full_held;      /* [L] Packets that the tx ring refused and
+                                 * that were held instead of dropped, by
+                                 * QoS objects destroyed since. */
+    uint32_t max_frame;         /* [L] Largest frame, bytes. */
+    enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
+                                         * this switch. */
+    char driver[32];            /* [L] DPDK driver name. */
+    atomic_uint64_t tx_mac_control_filtered;    /* Frames that the
+                                                 * datapath sent to the
+                                                 * port and that
+                                                 * netdev_dpdk_pfc_filter_tx()
+                                                 * dropped. */
+    atomic_uint64_t held_dropped;   /* Held packets freed outside the
+                                     * transmit call that took them
+                                     * (reconfiguration, tx preparation
+                                     * failure, port deletion), for
+                                     * tx_dropped. */
+
+    /* Receive side: pause timers (seed 000 4.4). */
+    struct pfc_pause pause;             /* [L] */
+    struct pfc_timebase tb;             /* [L] TSC hz and link speed. */
+    bool speed_from_link;               /* [L] tb.link_speed is the link's;
+                                         * if neither this nor the QoS key
+                                         * link-speed gave it, it is
+                                         * PFC_FALLBACK_LINK_SPEED, until
+                                         * the link comes up
+                                         * (netdev_dpdk_pfc_reconfigured()).
+                                         */
+    uint64_t poll_cap;                  /* [L] PFC_POLL_CAP_MS, TSC cycles. */
+    uint64_t adopt;                     /* [L] PFC_ADOPT_MS, TSC cycles. */
+    atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC
+                                         * cycles, for lock-free reads. */
+    atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
+    atomic_uint64_t pause_gen;          /* Incremented, with release order,
+                                         * after until[] and max_until
+                                         * change (pfc_port_publish()), so
+                                         * that transmit threads can cache
+                                         * what they derive from them. */
+    atomic_uint32_t n_rxq;              /* Rx queues of the port. */
+    atomic_uint64_t rxq_polled[RTE_MAX_QUEUES_PER_PORT];
+                                        /* Per rx queue: TSC at the start of
+                                         * its last poll that emptied the
+                                         * rx ring, stored with release
+                                         * order after the frames of that
+                                         * poll took effect.  Kept up to
+                                         * date only while it is before
+                                         * max_until. */
+
+    /* Transmit side: ingress buffer occupancy, and the XOFF state towards
+     * the link partner. */
+    atomic_uint64_t occ_bytes[PFC_N_PRIOS];     /* Bytes. */
+    atomic_uint64_t occ_pkts[PFC_N_PRIOS];      /* Packets. */
+    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, for the */
+    atomic_uint64_t xoff_pkts_pub;      /* USDT probe pfc:xoff_crossed. */
+    struct pfc_xoff xoff;               /* [L] */
+
+    struct pfc_counters counters;       /* [L] */
+};
+
+extern struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
+
+/* The traffic class queues of one tx queue of a port (see the opening
+ * comment).  Members other than 'lock' and the atomics are used under
+ * 'lock'. */
+struct pfc_txq {
+    rte_spinlock_t lock;
+    struct pfc_holdq q[PFC_N_PRIOS];    /* Traffic class queues. */
+    uint32_t n_held;                /* Packets in all of q[]. */
+    uint8_t nonempty;               /* Traffic classes with packets in q[],
+                                     * one bit per class. */
+
+    /* pfc_blocked() caches its answer: 'blocked' holds while
+     * port->pause_gen equals 'blocked_gen' and the TSC is below
+     * 'blocked_until' (0 forces a new evaluation). */
+    uint8_t blocked;                /* Traffic classes, one bit each. */
+    uint64_t blocked_gen;           /* port->pause_gen. */
+    uint64_t blocked_until;         /* TSC cycles. */
+
+    atomic_uint64_t serviced;       /* TSC of the last time a thread serviced
+                                     * this queue, for PFC_ADOPT_MS. */
+    atomic_uint64_t held_pkts[PFC_N_PRIOS];     /* Per priority, packets. */
+    atomic_uint64_t held_bytes[PFC_N_PRIOS];    /* Per priority, bytes. */
+    atomic_uint64_t hold_drops[PFC_N_PRIOS];    /* Per priority, packets
+                                                 * dropped on a full class
+                                                 * queue since bind.  Folded
+                                                 * into the port's counters
+                                                 * on destroy. */
+    atomic_uint64_t tx_full_held;   /* Packets held because the tx ring was
+                                     * full, since bind (idem). */
+} __attribute__((aligned(CACHE_LINE_SIZE)));
+
+/* A QoS object of type "pfc". */
+struct netdev_dpdk_pfc {
+    bool retired;                   /* Replaced: its held packets moved to
+                                     * 'next', or, if 'next' is NULL, it no
+                                     * longer applies (packets go out as on
+                                     * a port without QoS).  Written with
+                                     * every txq[].lock held, so that it
+                                     * can be read under any one. */
+    struct netdev_dpdk_pfc *next;   /* The object that replaced it. */
+    bool retiring;                  /* PFC is being removed from the port
+                                     * (netdev_dpdk_pfc_retire()). */
+    struct pfc_config cfg;          /* Written with every txq[].lock held
+                                     * (set_queue()), read by PMDs under
+                                     * one. */
+    struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
+    struct pfc_xoff_params xparams; /* pfc-enable, 'thr', pause-quanta and
+                                     * the port's timebase, set at bind, for
+                                     * pfc_xoff_run() and
+                                     * pfc_control_pending(). */
+    struct pfc_port *port;          /* Bound port, NULL before bind. */
+    struct pfc_txq *txq;            /* One per tx queue of the port. */
+    int n_txq;                      /* Elements in 'txq' (0 before bind). */
+    atomic_uint64_t holding;        /* Bit (qid % 64) set while tx queue
+                                     * qid may hold packets. */
+};
+
+void netdev_dpdk_pfc_ports_init(void);
+
+#endif /* netdev-dpdk-pfc-private.h */

@@ -1,0 +1,314 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Statistics and unixctl commands of PFC on DPDK ports: the custom
+ * statistics pfc_*, "pfc/show" and the registration of "pfc/headroom". */
+
+#include <config.h>
+#include "netdev-dpdk-pfc.h"
+#include "netdev-dpdk-pfc-private.h"
+
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "netdev-provider.h"
+#include "openvswitch/dynamic-string.h"
+#include "pfc-headroom.h"
+#include "unixctl.h"
+
+/* Adds the hold drops that 'pfc' counted since it was bound to 'c'. */
+static void
+pfc_add_live_drops(const struct netdev_dpdk_pfc *pfc, struct pfc_counters *c)
+{
+    for (int i = 0; i < pfc->n_txq; i++) {
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            uint64_t d;
+
+            atomic_read_relaxed(&pfc->txq[i].hold_drops[n], &d);
+            c->hold_drops[n] += d;
+        }
+    }
+}
+
+static void
+add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
+         uint64_t value)
+{
+    struct netdev_custom_counter *counter = &stats->counters[(*n)++];
+
+    ovs_strlcpy(counter->name, name, NETDEV_CUSTOM_STATS_NAME_SIZE);
+    counter->value = value;
+}
+
+/* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
+ * pfc_rx_frames_pN, pfc_tx_frames_pN, pfc_pause_transitions_pN,
+ * pfc_hold_drops_pN, pfc_rx_ignored_pN (N = 0..7), pfc_rx_invalid_frames,
+ * pfc_rx_pause_ignored
+ * and pfc_rx_unsupported_frames. */
+void
+netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
+                                 struct netdev_custom_stats *stats)
+{
+    struct pfc_counters c;
+    struct pfc_port *port;
+    bool active;
+    size_t n;
+
+    if (port_id >= RTE_MAX_ETHPORTS) {
+        return;
+    }
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->active, &active);
+    if (!active) {
+        return;
+    }
+    rte_spinlock_lock(&port->lock);
+    c = port->counters;
+    if (port->conf) {
+        pfc_add_live_drops(port->conf, &c);
+    }
+    rte_spinlock_unlock(&port->lock);
+
+    n = stats->size;
+    stats->size += 5 * PFC_N_PRIOS + 3;
+    stats->counters = xrealloc(stats->counters,
+                               stats->size * sizeof *stats->counters);
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+
+        snprintf(name, sizeof name, "pfc_rx_frames_p%d", p);
+        add_stat(stats, &n, name, c.rx_frames[p]);
+        snprintf(name, sizeof name, "pfc_tx_frames_p%d", p);
+        add_stat(stats, &n, name, c.tx_frames[p]);
+        snprintf(name, sizeof name, "pfc_pause_transitions_p%d", p);
+        add_stat(stats, &n, name, c.transitions[p]);
+        snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
+        add_stat(stats, &n, name, c.hold_drops[p]);
+        snprintf(name, sizeof name, "pfc_rx_ignored_p%d", p);
+        add_stat(stats, &n, name, c.rx_ignored[p]);
+    }
+    add_stat(stats, &n, "pfc_rx_invalid_frames", c.rx_invalid);
+    add_stat(stats, &n, "pfc_rx_pause_ignored", c.rx_pause_ignored);
+    add_stat(stats, &n, "pfc_rx_unsupported_frames", c.rx_unsupported);
+}
+
+/* What "pfc/show" prints about one port, copied under its lock so that it is
+ * formatted without holding it: a PMD thread that reads a PFC frame
+ * meanwhile must not wait for that (tens of us; the rx ring of a 10 Gb/s
+ * port fills in about 140 us). */
+struct pfc_show_snap {
+    struct pfc_port port;       /* Copy of the port; 'port.lock' and
+                                 * 'port.conf' are not to be used. */
+    int port_id;                /* DPDK port id. */
+    struct pfc_config cfg;      /* Copy of the bound QoS object's... */
+    struct pfc_thresholds thr;  /* ...configuration and thresholds. */
+    struct pfc_counters counters;       /* With the live hold drops. */
+    uint64_t held_pkts[PFC_N_PRIOS];    /* Packets held, per priority. */
+    uint64_t held_bytes[PFC_N_PRIOS];   /* Bytes held, per priority. */
+    uint64_t occ_bytes[PFC_N_PRIOS];    /* Ingress buffer occupancy, bytes
+                                         * and... */
+    uint64_t occ_pkts[PFC_N_PRIOS];     /* ...packets, per priority. */
+    uint64_t tx_full;                   /* Live tx-full holds. */
+    int n_txq;                          /* Tx queues of the QoS object. */
+    uint32_t n_rxq;                     /* Rx queues of the port. */
+    uint64_t now;                       /* TSC when copied. */
+};
+
+/* Copies into 'snap' what pfc_show_port() prints of 'port', which has a
+ * bound QoS object.  The caller holds port->lock. */
+static void
+pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
+{
+    struct netdev_dpdk_pfc *pfc = port->conf;
+
+    memcpy(&snap->port, port, sizeof snap->port);
+    snap->port.last_error = nullable_xstrdup(port->last_error);
+    snap->port_id = port - pfc_ports;
+    snap->cfg = pfc->cfg;
+    snap->thr = pfc->thr;
+    snap->counters = port->counters;
+    pfc_add_live_drops(pfc, &snap->counters);
+    memset(snap->held_pkts, 0, sizeof snap->held_pkts);
+    memset(snap->held_bytes, 0, sizeof snap->held_bytes);
+    snap->tx_full = 0;
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *t = &pfc->txq[i];
+        uint64_t v;
+
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            atomic_read_relaxed(&t->held_pkts[n], &v);
+            snap->held_pkts[n] += v;
+            atomic_read_relaxed(&t->held_bytes[n], &v);
+            snap->held_bytes[n] += v;
+        }
+        atomic_read_relaxed(&t->tx_full_held, &v);
+        snap->tx_full += v;
+    }
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        atomic_read_relaxed(&port->occ_bytes[n], &snap->occ_bytes[n]);
+        atomic_read_relaxed(&port->occ_pkts[n], &snap->occ_pkts[n]);
+    }
+    snap->n_txq = pfc->n_txq;
+    atomic_read_relaxed(&port->n_rxq, &snap->n_rxq);
+    snap->now = rte_get_tsc_cycles();
+}
+
+static void
+pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
+{
+    const struct pfc_port *port = &snap->port;
+    const struct pfc_config *cfg = &snap->cfg;
+    const struct pfc_thresholds *thr = &snap->thr;
+    const struct pfc_counters *c = &snap->counters;
+    uint64_t now = snap->now;
+    uint64_t q_ps = pfc_quantum_ps(&port->tb);
+
+    ds_put_format(ds, "%s:\n", port->name);
+    ds_put_format(ds, "  dpdk port %d, link speed %"PRIu64" bit/s (%s), "
+                  "quantum %"PRIu64".%03"PRIu64" ns\n",
+                  snap->port_id, port->tb.link_speed,
+                  (snap->cfg.link_speed ? "link-speed"
+                   : port->speed_from_link ? "link" : "assumed"),
+                  q_ps / 1000, q_ps % 1000);
+    ds_put_cstr(ds, "  pfc-enable: ");
+    pfc_format_prios(ds, cfg->enabled);
+    ds_put_char(ds, '\n');
+    if (thr->derived) {
+        ds_put_format(ds, "  xoff: %"PRIu64" packets, xon: %"PRIu64
+                      " packets (derived: %"PRIu64" packets available - "
+                      "%"PRIu64" headroom; %s, cable-length %"PRIu32" m, "
+                      "%"PRIu32"-byte frames, %"PRIu64" bit times)\n",
+                      thr->xoff_pkts, thr->xon_pkts,
+                      thr->avail_pkts, thr->headroom_pkts,
+                      pfc_headroom_model_name(cfg->headroom_model),
+                      cfg->cable_length, port->max_frame,
+                      thr->headroom_bits);
+    } else {
+        ds_put_format(ds, "  xoff-threshold: %"PRIu64" bytes, "
+                      "xon-threshold: %"PRIu64" bytes%s\n",
+                      cfg->xoff_threshold, cfg->xon_threshold,
+                      cfg->xon_default ? " (default)" : "");
+    }
+    ds_put_format(ds, "  pause-quanta: %"PRIu16", queue-size: %"PRIu32
+                  " packets, default-priority: %d\n",
+                  cfg->pause_quanta, cfg->queue_size, cfg->default_priority);
+    ds_put_format(ds, "  mac-control: %s (%s)\n",
+                  pfc_mac_control_name(port->mac_control), port->driver);
+    ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
+                  ", unsupported: %"PRIu64"\n",
+                  c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);
+    uint64_t filtered;
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
+                        ->tx_mac_control_filtered, &filtered);
+    ds_put_format(ds, "  tx MAC Control frames filtered: %"PRIu64"\n",
+                  filtered);
+    struct ds name = DS_EMPTY_INITIALIZER;
+    ds_put_format(ds, "  tx ring: %"PRIu32" descriptors (tx-ring-size=%s",
+                  port->txq_size,
+                  pfc_tx_ring_size_name(cfg->tx_ring_size, &name));
+    ds_destroy(&name);
+    if (port->ring_lim_known) {
+        ds_put_format(ds, "; driver allows %"PRIu32" to %"PRIu32" in steps "
+                      "of %"PRIu32, port->ring_lim.nb_min,
+                      port->ring_lim.nb_max, MAX(port->ring_lim.nb_align, 1));
+    }
+    ds_put_format(ds, "), tx-full held: %"PRIu64"\n",
+                  port->tx_full_held + snap->tx_full);
+    uint64_t resp = pfc_response_bits(port->txq_size, port->max_frame);
+    ds_put_format(ds, "  response: worst case %"PRIu64" bit times (%"PRIu32
+                  " tx descriptors of %"PRIu32"-byte frames), bound %d bit "
+                  "times + PHY delay%s\n",
+                  resp, port->txq_size, port->max_frame,
+                  PFC_RESPONSE_BOUND_BITS,
+                  resp > PFC_RESPONSE_BOUND_BITS ? ": EXCEEDED" : "");
+    ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
+                  "queue per class per tx queue)\n", snap->n_rxq,
+                  snap->n_txq);
+    if (port->last_error) {
+        ds_put_format(ds, "  last configuration refused: %s\n",
+                      port->last_error);
+    }
+    ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %12s %4s %9s "
+                  "%9s %11s %11s %10s %10s\n", "prio", "tc", "egress",
+                  "left-us",
+                  "held-pkts", "held-bytes", "ingress-bytes", "ingress-pkts",
+                  "xoff",
+                  "rx-frames", "tx-frames", "transitions", "paused-us",
+                  "hold-drops", "rx-ignored");
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t left = pfc_pause_remaining(&port->pause, n, now);
+        uint64_t total = pfc_pause_total(&port->pause, n, now);
+        uint64_t pkts = snap->held_pkts[n], bytes = snap->held_bytes[n];
+        uint64_t occ = snap->occ_bytes[n], occ_pkts = snap->occ_pkts[n];
+        ds_put_format(ds, "  p%-3d %-2d %-10s %9"PRIu64" %9"PRIu64" %10"PRIu64
+                      " %13"PRIu64" %12"PRIu64" %4s %9"PRIu64" %9"PRIu64
+                      " %11"PRIu64" %11"PRIu64" %10"PRIu64" %10"PRIu64"\n",
+                      n, cfg->prio_to_tc[n],
+                      left ? "paused" : "not_paused",
+                      pfc_ticks_to_ns(&port->tb, left) / 1000, pkts, bytes,
+                      occ, occ_pkts,
+                      port->xoff.asserted & (1u << n) ? "yes" : "no",
+                      c->rx_frames[n], c->tx_frames[n], c->transitions[n],
+                      pfc_ticks_to_ns(&port->tb, total) / 1000,
+                      c->hold_drops[n], c->rx_ignored[n]);
+    }
+}
+
+static void
+pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
+                 void *aux OVS_UNUSED)
+{
+    struct pfc_show_snap *snap = xmalloc(sizeof *snap);
+    struct ds ds = DS_EMPTY_INITIALIZER;
+    bool found = false;
+
+    netdev_dpdk_pfc_ports_init();
+    for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+        bool show;
+
+        rte_spinlock_lock(&port->lock);
+        show = port->conf && (argc < 2 || !strcmp(argv[1], port->name));
+        if (show) {
+            pfc_show_snapshot(snap, port);
+        }
+        rte_spinlock_unlock(&port->lock);
+        if (show) {
+            pfc_show_port(&ds, snap);
+            free(snap->port.last_error);
+            found = true;
+        }
+    }
+    free(snap);
+
+    if (argc > 1 && !found) {
+        unixctl_command_reply_error(conn, "no such port with QoS type pfc");
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&ds));
+    }
+    ds_destroy(&ds);
+}
+
+/* Registers "pfc/show [PORT]" and "pfc/headroom" (lib/pfc-unixctl.man). */
+void
+netdev_dpdk_pfc_register_commands(void)
+{
+    netdev_dpdk_pfc_ports_init();
+    unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
+                             NULL);
+    pfc_headroom_register_commands();
+}

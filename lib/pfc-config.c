@@ -1,0 +1,437 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Parsing and formatting of the QoS other_config of type "pfc"
+ * (vswitchd/vswitch.xml): struct pfc_config in lib/pfc.h.  Every bad value
+ * is rejected with a message that names the key and its valid range. */
+
+#include <config.h>
+#include "pfc.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/util.h"
+#include "pfc-headroom.h"
+#include "smap.h"
+#include "util.h"
+
+/* Parses 's' as a list of priorities 0..7 separated by commas or spaces
+ * ("3,4"), or the empty list ("" or "none"), into a bitmap in '*prios'. */
+static bool
+parse_prios(const char *s, uint8_t *prios)
+{
+    char *copy, *save_ptr = NULL;
+    bool ok = true;
+
+    *prios = 0;
+    if (!strcmp(s, "none")) {
+        return true;
+    }
+    copy = xstrdup(s);
+    for (char *tok = strtok_r(copy, ", ", &save_ptr); tok;
+         tok = strtok_r(NULL, ", ", &save_ptr)) {
+        if (tok[0] < '0' || tok[0] > '7' || tok[1]) {
+            ok = false;
+            break;
+        }
+        *prios |= 1u << (tok[0] - '0');
+    }
+    free(copy);
+    return ok;
+}
+
+/* Parses a decimal integer with an optional decimal multiplier suffix (k, M,
+ * G or T, any case) from 's' into '*value'.  Returns false on junk or
+ * overflow. */
+static bool
+parse_u64_suffix(const char *s, bool allow_suffix, uint64_t *value)
+{
+    unsigned long long int x;
+    uint64_t mult = 1;
+    char *end;
+
+    if (s[0] < '0' || s[0] > '9') {
+        return false;
+    }
+    errno = 0;
+    x = strtoull(s, &end, 10);
+    if (errno) {
+        return false;
+    }
+    if (*end && allow_suffix) {
+        switch (*end++) {
+        case 'k': case 'K': mult = 1000ULL; break;
+        case 'm': case 'M': mult = 1000000ULL; break;
+        case 'g': case 'G': mult = 1000000000ULL; break;
+        case 't': case 'T': mult = 1000000000000ULL; break;
+        default: return false;
+        }
+    }
+    if (*end || (x && mult > UINT64_MAX / x)) {
+        return false;
+    }
+    *value = x * mult;
+    return true;
+}
+
+static int
+parse_range(const struct smap *details, const char *key, uint64_t min,
+            uint64_t max, const char *unit, bool allow_suffix,
+            uint64_t *value, bool *found, char **errp)
+{
+    const char *s = smap_get(details, key);
+
+    *found = s != NULL;
+    if (!s) {
+        return 0;
+    }
+    if (!parse_u64_suffix(s, allow_suffix, value)
+        || *value < min || *value > max) {
+        *errp = xasprintf("other_config:%s=\"%s\" is invalid: must be an "
+                          "integer from %"PRIu64" to %"PRIu64" %s",
+                          key, s, min, max, unit);
+        return EINVAL;
+    }
+    return 0;
+}
+
+static void
+pfc_config_map(struct pfc_config *cfg)
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        cfg->prio_to_tc[n] = n;
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            if (cfg->tc_prios[tc] & (1u << n)) {
+                cfg->prio_to_tc[n] = tc;
+            }
+        }
+    }
+}
+
+/* Parses the other_config of a QoS row of type "pfc" into '*cfg'.  Keys and
+ * ranges are documented in vswitchd/vswitch.xml.  Unknown keys are errors, so
+ * that a misspelt threshold cannot silently leave a priority lossy.
+ *
+ * Returns 0 on success.  On error returns EINVAL, stores in '*errp' a message
+ * that names the key and its allowed range (the caller frees it), and leaves
+ * '*cfg' unspecified. */
+int
+pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
+                 char **errp)
+{
+    static const char *const keys[] = {
+        "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
+        "queue-size", "default-priority", "link-speed", "cable-length",
+        "headroom-model", "xon-hysteresis", "tx-ring-size", "mac-control",
+    };
+    struct smap_node *node;
+    uint64_t value;
+    bool found;
+    int error;
+
+    *errp = NULL;
+    memset(cfg, 0, sizeof *cfg);
+
+    SMAP_FOR_EACH (node, details) {
+        bool known = false;
+
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+            known = known || !strcmp(node->key, keys[i]);
+        }
+        if (!known) {
+            *errp = xasprintf("other_config:%s is not a key of QoS type pfc "
+                              "(valid keys: pfc-enable, xoff-threshold, "
+                              "xon-threshold, pause-quanta, queue-size, "
+                              "default-priority, link-speed, cable-length, "
+                              "headroom-model, xon-hysteresis, "
+                              "tx-ring-size, mac-control)", node->key);
+            return EINVAL;
+        }
+    }
+
+    const char *enable = smap_get_def(details, "pfc-enable", "");
+    if (!parse_prios(enable, &cfg->enabled)) {
+        *errp = xasprintf("other_config:pfc-enable=\"%s\" is invalid: must "
+                          "be a comma-separated list of priorities from 0 "
+                          "to 7, or \"none\"", enable);
+        return EINVAL;
+    }
+
+    error = parse_range(details, "queue-size", 1, PFC_QUEUE_SIZE_MAX,
+                        "packets", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->queue_size = found ? value : PFC_QUEUE_SIZE_DEFAULT;
+
+    error = parse_range(details, "pause-quanta", 1, PFC_MAX_QUANTA,
+                        "pause quanta", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->pause_quanta = found ? value : PFC_MAX_QUANTA;
+
+    error = parse_range(details, "default-priority", 0, PFC_N_PRIOS - 1,
+                        "(a priority)", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->default_priority = found ? value : 0;
+
+    error = parse_range(details, "link-speed", PFC_LINK_SPEED_MIN,
+                        PFC_LINK_SPEED_MAX, "bit/s (suffixes k, M, G, T)",
+                        true, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->link_speed = found ? value : 0;
+
+    error = parse_range(details, "cable-length", 0, PFC_HEADROOM_CABLE_MAX,
+                        "metres", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->cable_length = found ? value : 100;
+
+    const char *model = smap_get_def(details, "headroom-model", "annex-a");
+    enum pfc_headroom_model m;
+    if (!pfc_headroom_model_from_string(model, &m)) {
+        *errp = xasprintf("other_config:headroom-model=\"%s\" is invalid: "
+                          "must be annex-a, delay-value or cisco", model);
+        return EINVAL;
+    }
+    cfg->headroom_model = m;
+
+    const char *mac_control = smap_get_def(details, "mac-control", "auto");
+    if (!strcmp(mac_control, "trust")) {
+        cfg->mac_control_trust = true;
+    } else if (strcmp(mac_control, "auto")) {
+        *errp = xasprintf("other_config:mac-control=\"%s\" is invalid: must "
+                          "be auto or trust", mac_control);
+        return EINVAL;
+    }
+
+    const char *ring = smap_get_def(details, "tx-ring-size", "auto");
+    if (!strcmp(ring, "auto")) {
+        cfg->tx_ring_size = PFC_TX_RING_AUTO;
+    } else if (!strcmp(ring, "interface")) {
+        cfg->tx_ring_size = PFC_TX_RING_INTERFACE;
+    } else {
+        error = parse_range(details, "tx-ring-size", 1, PFC_TX_RING_MAX,
+                            "descriptors, or \"auto\" or \"interface\"",
+                            false, &value, &found, errp);
+        if (error) {
+            return error;
+        }
+        cfg->tx_ring_size = value;
+    }
+
+    error = parse_range(details, "xoff-threshold", PFC_XOFF_MIN, PFC_XOFF_MAX,
+                        "bytes", false, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->xoff_threshold = found ? value : 0;
+
+    if (!cfg->xoff_threshold) {
+        if (smap_get(details, "xon-threshold")) {
+            *errp = xstrdup("other_config:xon-threshold needs "
+                            "other_config:xoff-threshold (without it, XOFF "
+                            "and XON are derived: see xon-hysteresis)");
+            return EINVAL;
+        }
+        error = parse_range(details, "xon-hysteresis", 1, PFC_QUEUE_SIZE_MAX,
+                            "packets", false, &value, &found, errp);
+        if (error) {
+            return error;
+        }
+        cfg->xon_hysteresis = found ? value : 0;
+        cfg->xon_default = true;
+    } else {
+        if (smap_get(details, "xon-hysteresis")) {
+            *errp = xstrdup("other_config:xon-hysteresis applies only to "
+                            "derived thresholds: use xon-threshold with "
+                            "xoff-threshold");
+            return EINVAL;
+        }
+        error = parse_range(details, "xon-threshold", 0,
+                            cfg->xoff_threshold - 1, "bytes (below "
+                            "xoff-threshold)", false, &value, &found, errp);
+        if (error) {
+            return error;
+        }
+        cfg->xon_default = !found;
+        cfg->xon_threshold = found ? value : cfg->xoff_threshold / 2;
+    }
+
+    pfc_config_map(cfg);
+    return 0;
+}
+
+/* Applies the other_config of Queue 'queue_id', which is traffic class
+ * 'queue_id' (0..7), to 'cfg'.  The only key is "priorities", the list of
+ * priorities that class carries; a priority named by no queue is in the class
+ * of its own number.  Returns 0, or EINVAL with a message in '*errp' for a
+ * class out of range, an unknown key, a bad list, or a priority that another
+ * queue already carries; 'cfg' is then unchanged. */
+int
+pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
+                     const struct smap *details, char **errp)
+{
+    struct smap_node *node;
+    const char *s;
+    uint8_t prios;
+
+    *errp = NULL;
+    if (queue_id >= PFC_N_PRIOS) {
+        *errp = xasprintf("queue %"PRIu32" is invalid: QoS type pfc has "
+                          "traffic classes 0 to 7", queue_id);
+        return EINVAL;
+    }
+    SMAP_FOR_EACH (node, details) {
+        if (strcmp(node->key, "priorities")) {
+            *errp = xasprintf("queue %"PRIu32": other_config:%s is not a "
+                              "key of a pfc queue (valid keys: priorities)",
+                              queue_id, node->key);
+            return EINVAL;
+        }
+    }
+    s = smap_get_def(details, "priorities", "");
+    if (!parse_prios(s, &prios)) {
+        *errp = xasprintf("queue %"PRIu32": other_config:priorities=\"%s\" "
+                          "is invalid: must be a comma-separated list of "
+                          "priorities from 0 to 7", queue_id, s);
+        return EINVAL;
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (tc != queue_id && cfg->tc_prios[tc] & prios) {
+            struct ds d = DS_EMPTY_INITIALIZER;
+
+            pfc_format_prios(&d, cfg->tc_prios[tc] & prios);
+            *errp = xasprintf("queue %"PRIu32": other_config:priorities: "
+                              "priority %s already belongs to queue %d",
+                              queue_id, ds_cstr(&d), tc);
+            ds_destroy(&d);
+            return EINVAL;
+        }
+    }
+    cfg->tc_prios[queue_id] = prios;
+    pfc_config_map(cfg);
+    return 0;
+}
+
+/* Removes the priority mapping of queue 'queue_id' from 'cfg'. */
+void
+pfc_config_clear_queue(struct pfc_config *cfg, uint32_t queue_id)
+{
+    if (queue_id < PFC_N_PRIOS) {
+        cfg->tc_prios[queue_id] = 0;
+        pfc_config_map(cfg);
+    }
+}
+
+/* Appends the priorities in bitmap 'prios' to 'ds' as "3,4", or "none". */
+void
+pfc_format_prios(struct ds *ds, uint8_t prios)
+{
+    bool first = true;
+
+    if (!prios) {
+        ds_put_cstr(ds, "none");
+        return;
+    }
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if (prios & (1u << n)) {
+            ds_put_format(ds, "%s%d", first ? "" : ",", n);
+            first = false;
+        }
+    }
+}
+
+/* Returns tx-ring-size 'size' as configured: "auto", "interface" or the
+ * number, formatted into 'ds' (which the caller destroys). */
+const char *
+pfc_tx_ring_size_name(uint32_t size, struct ds *ds)
+{
+    if (size == PFC_TX_RING_AUTO) {
+        return "auto";
+    } else if (size == PFC_TX_RING_INTERFACE) {
+        return "interface";
+    }
+    ds_clear(ds);
+    ds_put_format(ds, "%"PRIu32, size);
+    return ds_cstr(ds);
+}
+
+/* Stores the explicitly configurable keys of 'cfg' into 'details'. */
+void
+pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
+{
+    struct ds d = DS_EMPTY_INITIALIZER;
+
+    pfc_format_prios(&d, cfg->enabled);
+    smap_add(details, "pfc-enable", ds_cstr(&d));
+    ds_destroy(&d);
+    smap_add_format(details, "queue-size", "%"PRIu32, cfg->queue_size);
+    smap_add_format(details, "pause-quanta", "%"PRIu16, cfg->pause_quanta);
+    smap_add_format(details, "default-priority", "%d",
+                    cfg->default_priority);
+    if (cfg->xoff_threshold) {
+        smap_add_format(details, "xoff-threshold", "%"PRIu64,
+                        cfg->xoff_threshold);
+        if (!cfg->xon_default) {
+            smap_add_format(details, "xon-threshold", "%"PRIu64,
+                            cfg->xon_threshold);
+        }
+    } else if (cfg->xon_hysteresis) {
+        smap_add_format(details, "xon-hysteresis", "%"PRIu32,
+                        cfg->xon_hysteresis);
+    }
+    smap_add_format(details, "cable-length", "%"PRIu32, cfg->cable_length);
+    smap_add(details, "headroom-model",
+             pfc_headroom_model_name(cfg->headroom_model));
+    if (cfg->link_speed) {
+        smap_add_format(details, "link-speed", "%"PRIu64, cfg->link_speed);
+    }
+    ds_init(&d);
+    smap_add(details, "tx-ring-size",
+             pfc_tx_ring_size_name(cfg->tx_ring_size, &d));
+    ds_destroy(&d);
+    smap_add(details, "mac-control",
+             cfg->mac_control_trust ? "trust" : "auto");
+}
+
+/* Returns true if 'a' and 'b' configure a port identically, ignoring the
+ * queue mapping, which Queue rows set separately. */
+bool
+pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
+{
+    return (a->enabled == b->enabled
+            && a->xoff_threshold == b->xoff_threshold
+            && a->xon_threshold == b->xon_threshold
+            && a->cable_length == b->cable_length
+            && a->headroom_model == b->headroom_model
+            && a->xon_hysteresis == b->xon_hysteresis
+            && a->xon_default == b->xon_default
+            && a->pause_quanta == b->pause_quanta
+            && a->queue_size == b->queue_size
+            && a->default_priority == b->default_priority
+            && a->link_speed == b->link_speed
+            && a->tx_ring_size == b->tx_ring_size
+            && a->mac_control_trust == b->mac_control_trust);
+}
