@@ -331,16 +331,16 @@ pfc_xoff_init(struct pfc_xoff *x)
 }
 
 /* Decides, at tick 'now', whether this port must send a PFC frame to its
- * link partner, given charge[n] and charge_pkts[n], the bytes and packets of
+ * link partner, given occ[n] and occ_pkts[n], the bytes and packets of
  * priority n that arrived on this port and that the switch still holds.  For
  * each enabled priority n:
  *
- *   - XOFF (time[n] = pause_quanta) when charge[n] reaches xoff_threshold or
- *     charge_pkts[n] reaches xoff_pkts;
- *   - the same XOFF again while the charge stays above XON, half a pause
+ *   - XOFF (time[n] = pause_quanta) when occ[n] reaches xoff_threshold or
+ *     occ_pkts[n] reaches xoff_pkts;
+ *   - the same XOFF again while the occupancy stays above XON, half a pause
  *     after the previous one, before the partner's timer runs out;
- *   - XON (time[n] = 0) when charge[n] falls to xon_threshold and
- *     charge_pkts[n] to xon_pkts.
+ *   - XON (time[n] = 0) when occ[n] falls to xon_threshold and
+ *     occ_pkts[n] to xon_pkts.
  *
  * Priorities not enabled are never paused by a frame (seed 000 5).  An XOFF
  * in force for a priority that is no longer enabled (a reconfiguration, or
@@ -353,8 +353,8 @@ pfc_xoff_init(struct pfc_xoff *x)
  * caller must send it: the state already assumes it was sent. */
 bool
 pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
-             const uint64_t charge[PFC_N_PRIOS],
-             const uint64_t charge_pkts[PFC_N_PRIOS], uint64_t now,
+             const uint64_t occ[PFC_N_PRIOS],
+             const uint64_t occ_pkts[PFC_N_PRIOS], uint64_t now,
              struct pfc_frame *frame)
 {
     uint64_t pause = pfc_quanta_to_ticks(&params->tb, params->pause_quanta);
@@ -368,8 +368,8 @@ pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
         if (!(params->enabled & bit)) {
             continue;
         }
-        switch (pfc_xoff_action(params, x->asserted & bit, charge[n],
-                                charge_pkts[n], x->refresh_at[n], now)) {
+        switch (pfc_xoff_action(params, x->asserted & bit, occ[n],
+                                occ_pkts[n], x->refresh_at[n], now)) {
         case PFC_XOFF_XON:
             x->asserted &= ~bit;
             frame->enable |= bit;

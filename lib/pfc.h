@@ -20,10 +20,11 @@
 /* IEEE 802.1Qbb Priority-based Flow Control: protocol core.
  *
  * This module is the whole of PFC that does not touch a NIC: the frame
- * codec, the eight pause timers of a receiving port, the XOFF/XON decision of
- * a port whose ingress buffers fill, the per-traffic-class hold queues and the
- * parsing of the "pfc" QoS configuration.  Like lib/token-bucket.c it holds no
- * clock of its own: every function that depends on time takes 'now' in ticks
+ * codec, the eight pause timers of a receiving port and the rule that ends a
+ * pause, the XOFF/XON decision of a port whose ingress buffers fill, the
+ * traffic class queues (struct pfc_holdq: "held" packets wait in them) and,
+ * in lib/pfc-config.c, the parsing of the "pfc" QoS configuration.  Like
+ * lib/token-bucket.c it holds no clock of its own: every function that depends on time takes 'now' in ticks
  * of a caller-chosen monotonic clock (the TSC in the DPDK datapath), and
  * 'struct pfc_timebase' converts pause quanta into those ticks.  Nothing here
  * includes DPDK, so every timing rule is testable with a fake clock
@@ -232,13 +233,13 @@ struct pfc_xoff_params {
                                  * (seed 000 5); only the XON that ends this
                                  * port's own XOFF for a priority no longer
                                  * enabled does (pfc_xoff_run()). */
-    uint64_t xoff_threshold;    /* Bytes: XOFF once the byte charge reaches
+    uint64_t xoff_threshold;    /* Bytes: XOFF once the byte occupancy reaches
                                  * it.  UINT64_MAX for no byte limit. */
     uint64_t xon_threshold;     /* Bytes, < xoff_threshold: XON (time 0) once
-                                 * the byte charge is at most this and the
-                                 * packet charge at most xon_pkts. */
+                                 * the byte occupancy is at most this and the
+                                 * packet occupancy at most xon_pkts. */
     uint64_t xoff_pkts;         /* Packets (mbufs): XOFF once the packet
-                                 * charge reaches it.  UINT64_MAX for no
+                                 * occupancy reaches it.  UINT64_MAX for no
                                  * packet limit. */
     uint64_t xon_pkts;          /* Packets, < xoff_pkts (UINT64_MAX when
                                  * xoff_pkts is). */
@@ -253,56 +254,60 @@ struct pfc_xoff {
                                          * priority n is sent again, half a
                                          * pause after the last one, so the
                                          * partner's timer never runs out
-                                         * while the charge stays high. */
+                                         * while the occupancy stays high. */
 };
 
 /* What pfc_xoff_run() does for one enabled priority. */
 enum pfc_xoff_action {
     PFC_XOFF_NONE,              /* No frame names this priority. */
-    PFC_XOFF_START,             /* XOFF: the charge reached a threshold. */
+    PFC_XOFF_START,             /* XOFF: the occupancy reached a threshold. */
     PFC_XOFF_REFRESH,           /* XOFF again: half a pause since the last. */
-    PFC_XOFF_XON,               /* XON (time 0): the charge fell to XON. */
+    PFC_XOFF_XON,               /* XON (time 0): the occupancy fell to XON. */
 };
 
 /* Returns what pfc_xoff_run() does at tick 'now' for an enabled priority
- * whose charge is 'charge' bytes and 'charge_pkts' packets, for which XOFF is
- * in force at the partner if 'asserted', and is due again at tick
- * 'refresh_at' (read only if 'asserted').  Pure and cheap: transmit paths
- * call it, with racy reads of the charges, to skip pfc_xoff_run() and its
- * lock while no frame can be due. */
+ * whose ingress buffer occupancy is 'occ' bytes and 'occ_pkts' packets, for
+ * which XOFF is in force at the partner if 'asserted', and is due again at
+ * tick 'refresh_at' (read only if 'asserted').  Pure and cheap: transmit
+ * paths call it, with racy reads of the occupancy, to skip pfc_xoff_run()
+ * and its lock while no frame can be due. */
 static inline enum pfc_xoff_action
 pfc_xoff_action(const struct pfc_xoff_params *params, bool asserted,
-                uint64_t charge, uint64_t charge_pkts, uint64_t refresh_at,
+                uint64_t occ, uint64_t occ_pkts, uint64_t refresh_at,
                 uint64_t now)
 {
     if (asserted) {
-        if (charge <= params->xon_threshold
-            && charge_pkts <= params->xon_pkts) {
+        if (occ <= params->xon_threshold
+            && occ_pkts <= params->xon_pkts) {
             return PFC_XOFF_XON;
         }
         return now >= refresh_at ? PFC_XOFF_REFRESH : PFC_XOFF_NONE;
     }
-    return (charge >= params->xoff_threshold
-            || charge_pkts >= params->xoff_pkts
+    return (occ >= params->xoff_threshold
+            || occ_pkts >= params->xoff_pkts
             ? PFC_XOFF_START : PFC_XOFF_NONE);
 }
 
 void pfc_xoff_init(struct pfc_xoff *);
 bool pfc_xoff_run(struct pfc_xoff *, const struct pfc_xoff_params *,
-                  const uint64_t charge[PFC_N_PRIOS],
-                  const uint64_t charge_pkts[PFC_N_PRIOS], uint64_t now,
+                  const uint64_t occ[PFC_N_PRIOS],
+                  const uint64_t occ_pkts[PFC_N_PRIOS], uint64_t now,
                   struct pfc_frame *frame);
 
-/* A packet held in a traffic-class queue while its class is paused. */
+/* A packet held in a traffic class queue: it waits to be handed to the NIC
+ * because its class is paused, has older packets waiting, or the tx ring
+ * was full. */
 struct pfc_held {
     void *pkt;                  /* The packet, opaque here. */
-    uint32_t len;               /* Bytes charged to (in_port, prio). */
-    uint16_t in_port;           /* Ingress port charged, or UINT16_MAX for
-                                 * none. */
+    uint32_t len;               /* Bytes it adds to the ingress buffer
+                                 * occupancy of (in_port, prio). */
+    uint16_t in_port;           /* Ingress port whose occupancy it adds
+                                 * to, or UINT16_MAX for none. */
     uint8_t prio;               /* 802.1p priority, 0..7. */
 };
 
-/* A bounded FIFO of held packets: one per traffic class of a port. */
+/* A traffic class queue: a bounded FIFO of held packets, one per traffic
+ * class of each tx queue of a port. */
 struct pfc_holdq {
     struct pfc_held *ring;      /* 'cap' slots. */
     uint32_t cap;               /* Slots in 'ring', >= 'limit'. */

@@ -371,72 +371,72 @@ test_xoff(void)
         .pause_quanta = 1000,   /* 51,200 ns; refresh every 25,600 ns. */
         .tb = tb10g,
     };
-    uint64_t charge[8] = { 0 };
+    uint64_t occ[8] = { 0 };
     uint64_t pkts[8] = { 0 };
     struct pfc_xoff x;
     struct pfc_frame f;
     uint64_t t = 0;
 
     pfc_xoff_init(&x);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t, &f));
 
     /* Below XOFF: nothing. */
-    charge[3] = 9999;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    occ[3] = 9999;
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t, &f));
 
     /* Reaching XOFF: one frame, e[3] = 1, time = pause_quanta. */
-    charge[3] = 10000;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    occ[3] = 10000;
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
     ovs_assert(x.asserted == 0x08);
 
     /* Still high, before the refresh time: nothing more. */
-    charge[3] = 20000;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 25599, &f));
+    occ[3] = 20000;
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 25599, &f));
     /* Refreshed before the partner's timer (51,200 ns) runs out. */
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 25600, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t + 25600, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 30000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 30000, &f));
 
     /* Between XON and XOFF while asserted: keep asserting, no XON. */
-    charge[3] = 5001;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 40000, &f));
+    occ[3] = 5001;
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 40000, &f));
 
     /* Falls to XON: time 0. */
-    charge[3] = 5000;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 41000, &f));
+    occ[3] = 5000;
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t + 41000, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 0);
     ovs_assert(x.asserted == 0);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 42000, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 42000, &f));
 
     /* Between XON and XOFF while not asserted: nothing (hysteresis). */
-    charge[3] = 9000;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 43000, &f));
+    occ[3] = 9000;
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 43000, &f));
 
     /* A priority that is not enabled is never named, however full. */
-    charge[2] = 1000000;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 44000, &f));
+    occ[2] = 1000000;
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 44000, &f));
 
     /* Two priorities crossing together share one frame. */
     params.enabled = 0x0c;
-    charge[3] = 10000;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 45000, &f));
+    occ[3] = 10000;
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t + 45000, &f));
     ovs_assert(f.enable == 0x0c && f.time[2] == 1000 && f.time[3] == 1000);
 
     /* Disabling a priority while asserted: one XON for it, then it is never
      * named again, however full. */
     params.enabled = 0x08;
-    charge[2] = 1000000;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 46000, &f));
+    occ[2] = 1000000;
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t + 46000, &f));
     ovs_assert(f.enable == 0x04 && f.time[2] == 0);
     ovs_assert(x.asserted == 0x08);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 46001, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 46001, &f));
 
     /* PFC removed (nothing enabled): XON for everything asserted. */
     params.enabled = 0;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 47000, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t + 47000, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 0 && x.asserted == 0);
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 47001, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 47001, &f));
     params.enabled = 0x08;
 
     /* Packet thresholds: XOFF on packets alone, XON only when both the
@@ -445,16 +445,16 @@ test_xoff(void)
     params.xoff_pkts = 100;
     params.xon_pkts = 50;
     pfc_xoff_init(&x);
-    memset(charge, 0, sizeof charge);
+    memset(occ, 0, sizeof occ);
     pkts[3] = 99;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t, &f));
     pkts[3] = 100;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
     pkts[3] = 51;
-    ovs_assert(!pfc_xoff_run(&x, &params, charge, pkts, t + 1, &f));
+    ovs_assert(!pfc_xoff_run(&x, &params, occ, pkts, t + 1, &f));
     pkts[3] = 50;
-    ovs_assert(pfc_xoff_run(&x, &params, charge, pkts, t + 2, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, occ, pkts, t + 2, &f));
     ovs_assert(f.enable == 0x08 && f.time[3] == 0);
 }
 
@@ -472,12 +472,12 @@ test_xoff_action(void)
         .pause_quanta = 1000,
         .tb = tb10g,
     };
-    uint64_t charge[8] = { 0 };
+    uint64_t occ[8] = { 0 };
     uint64_t pkts[8] = { 0 };
     struct pfc_xoff x;
     struct pfc_frame f;
 
-    /* A charge below XOFF, as held packets of the port's own ingress give:
+    /* An occupancy below XOFF, as held packets of the port's own ingress give:
      * nothing due, whatever the time. */
     ovs_assert(pfc_xoff_action(&params, false, 9999, 99, 0, 0)
                == PFC_XOFF_NONE);
@@ -495,25 +495,25 @@ test_xoff_action(void)
     ovs_assert(pfc_xoff_action(&params, true, 5000, 51, 100, 100)
                == PFC_XOFF_REFRESH);
 
-    /* A random walk of the charges and the clock. */
+    /* A random walk of the occupancy and the clock. */
     pfc_xoff_init(&x);
     random_set_seed(0x5fc);
     for (uint64_t i = 0, t = 0; i < 100000; i++) {
         bool due = false;
 
         for (int n = 3; n <= 4; n++) {
-            charge[n] = random_range(12000);
+            occ[n] = random_range(12000);
             pkts[n] = random_range(120);
         }
         t += random_range(30000);
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             if (params.enabled & (1u << n)) {
                 due |= pfc_xoff_action(&params, x.asserted & (1u << n),
-                                       charge[n], pkts[n], x.refresh_at[n],
+                                       occ[n], pkts[n], x.refresh_at[n],
                                        t) != PFC_XOFF_NONE;
             }
         }
-        ovs_assert(due == pfc_xoff_run(&x, &params, charge, pkts, t, &f));
+        ovs_assert(due == pfc_xoff_run(&x, &params, occ, pkts, t, &f));
     }
 }
 
