@@ -1,5 +1,5 @@
-# Benchmark of PFC against plain OVS-DPDK (issue "Benchmark: what PFC costs
-# the datapath, how fast it reacts, how exact its timers are").
+# Benchmark of PFC against plain OVS-DPDK: what PFC costs the datapath
+# with one and with two PMD threads, and how fast it reacts.
 #
 #   make bench      builds the tree if needed, then runs
 #                   utilities/ovs-pfc-bench on it: one table with every
@@ -7,6 +7,9 @@
 #                   priority throughput through a pause/resume cycle) and
 #                   pfc-bench.json in the build directory.  Needs root,
 #                   hugepages and python3-matplotlib; takes about 5 minutes.
+#                   The latency figures need a build configured with
+#                   OVS_CONFIGURE_FLAGS=--enable-usdt-probes and bpftrace;
+#                   without them those rows say "not measured".
 #
 # The script takes /tmp/pfc-ovs.lock itself (only one ovs-vswitchd with DPDK
 # runs at a time); PFC_BENCH_* variables in the environment tune it (see

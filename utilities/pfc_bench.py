@@ -22,15 +22,23 @@ to ovs-vswitchd through its unixctl socket directly (JSON-RPC, as ovs-appctl
 does), which keeps 100 ms sampling cheap, and to the OVS database through
 ovs-vsctl and ovs-ofctl.
 
+Latencies come from the USDT probes of lib/netdev-dpdk-pfc.c (provider
+netdev_dpdk_pfc: rx_frame, unpause, tx_frame, xoff_crossed), traced with
+bpftrace.  They exist only in a build configured with --enable-usdt-probes
+(config.h defines HAVE_USDT_PROBES); without such a build, or without
+bpftrace, the latency rows say INCONCLUSIVE, "not measured", and the phases
+that only feed them are skipped.
+
 Subcommands:
   mkpcap     write the traffic source's pcap (scapy): 64-byte 802.1Q frames,
              priorities 0..7 in turn
   refresher  keep a priority paused with PFC frames sent every INTERVAL while
              active; SIGUSR1 starts, SIGUSR2 stops and sends XON
   parse-show parse "ovs-appctl pfc/show" output (stdin) into JSON, for tests
-  parse-samples
-             parse "ovs-appctl pfc/samples" output (stdin) into JSON, for
-             tests
+  analyze-usdt
+             compute the latency figures from a bpftrace trace (stdin, the
+             lines that "run" records) and a JSON description of the frames
+             sent (--sends FILE), for tests
   run        the benchmark itself
 
 Run with the Debian interpreter, /usr/bin/python3 (python3-scapy,
@@ -58,17 +66,31 @@ MAC_SRC = "02:00:00:00:0a:01"
 MAC_DST = "02:00:00:00:0b:01"
 FRAME_LEN = 60                  # Octets in the pcap: 64 on the wire with FCS.
 VLAN = 10
-NA = "n/a (not instrumented)"
 
-# Targets of the issue.  Ratios are throughput ratios: >= target passes.
+# Targets.  Ratios are throughput ratios: >= target passes.
 TARGET_BA = 0.98
+TARGET_PMD2 = 0.97
 TARGET_CB = 0.95
 TARGET_REACTION_NS = 2000
-TARGET_TIMER_NS = 2000
+# A pause may end up to one PMD iteration late by design (every rx queue of
+# the port must be polled after its expiry): the target of its late end is
+# the measured PMD iteration plus this.
+TARGET_LATE_EXTRA_NS = 2000
 TARGET_XOFF_NS = 5000
-# The issue says only "must not grow"; this is the benchmark's tolerance for
-# the cost with 10,000 packets held against none.
+# The cost with 10,000 packets held against none must not grow; this is the
+# benchmark's tolerance.
 TARGET_HELD = 1.02
+
+# Why a latency row was not measured, when it was not.
+NOT_MEASURED_USDT = ("not measured: needs a build with ./configure "
+                     "--enable-usdt-probes and bpftrace")
+NOT_MEASURED_REACTION = (
+    "not measured: no USDT probe marks the transmit decision that follows "
+    "rx_frame, and a uprobe on the per-packet transmit path would slow what "
+    "it times")
+
+# Enum pfc_rx_kind of lib/pfc.h: the 'kind' argument of probe rx_frame.
+RX_KIND_PFC = 1
 
 
 # ---------------------------------------------------------------------------
@@ -213,13 +235,16 @@ class Unixctl:
 
 
 def parse_pmd_stats(text):
-    """The PMD thread's counters from dpif-netdev/pmd-stats-show."""
-    out = {}
+    """The PMD threads' counters from dpif-netdev/pmd-stats-show, summed
+    over every PMD thread, and per thread in "pmds"."""
+    pmds = []
     block = None
     for line in text.splitlines():
         if line.startswith("pmd thread"):
             block = {}
-            out.setdefault("pmds", []).append(block)
+            m = re.search(r"core_id (\d+)", line)
+            block["core"] = int(m.group(1)) if m else None
+            pmds.append(block)
             continue
         if line.startswith("main thread"):
             block = None
@@ -235,11 +260,29 @@ def parse_pmd_stats(text):
         m = re.match(r"\s+processing cycles:\s+(\d+)", line)
         if m:
             block["proc"] = int(m.group(1))
-    pm = out.get("pmds") or [{}]
-    p = pm[0]
-    pk = p.get("packets", 0)
-    return {"packets": pk, "proc": p.get("proc", 0), "idle": p.get("idle", 0),
-            "cpp": p.get("proc", 0) / pk if pk else float("nan")}
+    pk = sum(p.get("packets", 0) for p in pmds)
+    proc = sum(p.get("proc", 0) for p in pmds)
+    return {"packets": pk, "proc": proc,
+            "idle": sum(p.get("idle", 0) for p in pmds),
+            "cpp": proc / pk if pk else float("nan"),
+            "pmds": [{"core": p.get("core"), "packets": p.get("packets", 0)}
+                     for p in pmds]}
+
+
+def parse_pmd_perf(text):
+    """{core_id: microseconds per PMD iteration} from
+    dpif-netdev/pmd-perf-show."""
+    out = {}
+    core = None
+    for line in text.splitlines():
+        m = re.match(r"pmd thread .*core_id (\d+)", line)
+        if m:
+            core = int(m.group(1))
+            continue
+        m = re.match(r"\s+Iterations:\s+(\d+)\s+\(([\d.]+) us/it\)", line)
+        if m and core is not None:
+            out[core] = float(m.group(2))
+    return out
 
 
 def parse_port_stats(text):
@@ -263,41 +306,30 @@ def parse_port_stats(text):
     return ports
 
 
-SAMPLE_RE = re.compile(r"\s+(pause reaction|timer error|xoff generation): "
-                       r"(\d+) samples, p50 (\d+) ns, p99 (\d+) ns, "
-                       r"max (\d+) ns")
-
-
 def parse_pfc_show(text):
-    """{port: {"samples": {kind: {n, p50, p99, max}}, "sent_while_paused": n
-    or None, "prios": [{column: value}...]}} from pfc/show.  Lines that are
-    absent (an older build) are simply missing from the result."""
+    """{port: {"dpdk_port": n, "link_speed": bit/s, "rxq": n, "txq": n,
+    "prios": [{column: value}...]}} from pfc/show.  Lines that are absent
+    are simply missing from the result."""
     ports = {}
     cur = None
     header = None
     for line in text.splitlines():
         m = re.match(r"^(\S+):$", line)
         if m:
-            cur = ports.setdefault(m.group(1), {"samples": {}, "prios": [],
-                                                "sent_while_paused": None})
+            cur = ports.setdefault(m.group(1), {"prios": []})
             header = None
             continue
         if cur is None:
             continue
-        m = SAMPLE_RE.match(line)
+        m = re.match(r"\s+dpdk port (\d+), link speed (\d+) bit/s", line)
         if m:
-            cur["samples"][m.group(1)] = {
-                "n": int(m.group(2)), "p50": int(m.group(3)),
-                "p99": int(m.group(4)), "max": int(m.group(5))}
+            cur["dpdk_port"] = int(m.group(1))
+            cur["link_speed"] = int(m.group(2))
             continue
-        m = re.match(r"\s+sent while paused: (\d+)", line)
+        m = re.match(r"\s+queues: (\d+) rx, (\d+) tx", line)
         if m:
-            cur["sent_while_paused"] = int(m.group(1))
-            continue
-        m = re.match(r"\s+release waits: (\d+), busy-waited (\d+) ns", line)
-        if m:
-            cur["release_waits"] = int(m.group(1))
-            cur["release_wait_ns"] = int(m.group(2))
+            cur["rxq"] = int(m.group(1))
+            cur["txq"] = int(m.group(2))
             continue
         toks = line.split()
         if toks and toks[0] == "prio":
@@ -318,25 +350,310 @@ def cmd_parse_show(args):
 
 
 # ---------------------------------------------------------------------------
-# pfc/samples
+# USDT probes (bpftrace)
 
-def parse_pfc_samples(text):
-    """(tsc_hz, {kind: [(start_tsc, ns), ...]}) from pfc/samples output."""
-    lines = text.splitlines()
-    m = re.match(r"\S+: tsc-hz (\d+)$", lines[0]) if lines else None
-    if not m:
-        raise ValueError("pfc/samples: unexpected first line %r"
-                         % (lines[:1],))
-    out = {}
-    for line in lines[2:]:
-        kind, at, ns = line.split()
-        out.setdefault(kind, []).append((int(at), int(ns)))
-    return int(m.group(1)), out
+def percentile(v, q):
+    """The q-th percentile (0..100) of 'v', nearest rank."""
+    if not v:
+        return float("nan")
+    s = sorted(v)
+    return s[min(len(s) - 1, max(0, int(math.ceil(q / 100.0 * len(s))) - 1))]
 
 
-def cmd_parse_samples(args):
-    hz, kinds = parse_pfc_samples(sys.stdin.read())
-    print(json.dumps({"tsc_hz": hz, "samples": kinds}))
+def usdt_status(config_h, vswitchd):
+    """(True, None) if the latency probes can be traced: the tree was
+    configured with --enable-usdt-probes (HAVE_USDT_PROBES in its config.h),
+    the binary has the provider netdev_dpdk_pfc, and bpftrace is installed.
+    Otherwise (False, why)."""
+    have = False
+    try:
+        with open(config_h) as f:
+            have = any(re.match(r"#define HAVE_USDT_PROBES 1\b", ln)
+                       for ln in f)
+    except OSError:
+        pass
+    bpftrace = shutil.which("bpftrace")
+    if not have or not bpftrace:
+        missing = []
+        if not have:
+            missing.append("%s has no HAVE_USDT_PROBES" % config_h)
+        if not bpftrace:
+            missing.append("bpftrace not installed")
+        return False, "%s (%s)" % (NOT_MEASURED_USDT, "; ".join(missing))
+    try:
+        with open(vswitchd, "rb") as f:
+            if b"netdev_dpdk_pfc" not in f.read():
+                return False, ("%s (%s has no netdev_dpdk_pfc probes)"
+                               % (NOT_MEASURED_USDT, vswitchd))
+    except OSError as e:
+        return False, "%s (%s)" % (NOT_MEASURED_USDT, e)
+    return True, None
+
+
+# One line per probe hit: a letter, the probe's arguments, then the
+# CLOCK_MONOTONIC time of the hit (bpftrace's nsecs, the clock of
+# time.monotonic_ns()).
+BPF_PROBES = {
+    "rx_frame": 'printf("R %d %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
+                'arg4, nsecs);',
+    "unpause": 'printf("U %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
+               'nsecs);',
+    "tx_frame": 'printf("T %d %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
+                'arg4, nsecs);',
+    "xoff_crossed": 'printf("X %d %d %lu %lu\\n", arg0, arg1, arg2, '
+                    'nsecs);',
+}
+TRACE_FIELDS = {"R": ("port", "kind", "enable", "started", "tsc", "ns"),
+                "U": ("port", "txq", "tcs", "tsc", "ns"),
+                "T": ("port", "txq", "enable", "xoff", "tsc", "ns"),
+                "X": ("port", "prio", "tsc", "ns")}
+
+
+def parse_trace(lines):
+    """{letter: [event dict]} from the lines of a bpftrace trace, and the
+    number of events bpftrace reported lost."""
+    ev = {k: [] for k in TRACE_FIELDS}
+    lost = 0
+    for line in lines:
+        w = line.split()
+        if not w:
+            continue
+        m = re.search(r"Lost (\d+) events", line)
+        if m:
+            lost += int(m.group(1))
+            continue
+        f = TRACE_FIELDS.get(w[0])
+        if f is None or len(w) != len(f) + 1:
+            continue
+        try:
+            ev[w[0]].append(dict(zip(f, (int(x) for x in w[1:]))))
+        except ValueError:
+            continue
+    return ev, lost
+
+
+class Tracer:
+    """bpftrace on the netdev_dpdk_pfc probes of one ovs-vswitchd."""
+
+    def __init__(self, vswitchd, pid, path, probes):
+        self.path = path
+        self.error = None
+        script = "\n".join("usdt:%s:netdev_dpdk_pfc:%s { %s }"
+                           % (vswitchd, p, BPF_PROBES[p]) for p in probes)
+        self.out = open(path, "w")
+        self.err = open(path + ".err", "w")
+        self.proc = subprocess.Popen(
+            ["bpftrace", "-B", "line", "-p", str(pid), "-e", script],
+            stdout=self.out, stderr=self.err, preexec_fn=set_pdeathsig)
+        t_end = time.monotonic() + 60
+        while time.monotonic() < t_end:
+            if self.proc.poll() is not None:
+                self.error = "bpftrace exited: %s" % self.err_text()
+                return
+            with open(path) as f:
+                if "Attaching" in f.read(4096):
+                    time.sleep(0.5)
+                    return
+            time.sleep(0.1)
+        self.error = "bpftrace did not attach in 60 s: %s" % self.err_text()
+        self.stop()
+
+    def err_text(self):
+        try:
+            with open(self.path + ".err") as f:
+                t = " ".join(f.read().split())
+        except OSError:
+            t = ""
+        return t[-300:] or "no message"
+
+    def stop(self):
+        """Stops bpftrace and returns (events, lost) from its trace."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.out.close()
+        self.err.close()
+        with open(self.path) as f:
+            return parse_trace(f)
+
+
+def tsc_hz_from_log(path):
+    """The TSC frequency that ovs-vswitchd uses (DPDK's rte_get_tsc_hz(),
+    which the PFC timers use too), from its log, or None."""
+    try:
+        with open(path) as f:
+            for line in f:
+                m = re.search(r"(?:DPDK provided|Estimated) TSC frequency: "
+                              r"(\d+) KHz", line)
+                if m:
+                    return int(m.group(1)) * 1000
+    except OSError:
+        pass
+    return None
+
+
+def tsc_hz_from_trace(ev):
+    """The TSC frequency fitted to the trace's (nsecs, tsc) pairs, or
+    None: the slope of a least-squares line."""
+    pts = [(e["ns"], e["tsc"]) for k in ev for e in ev[k]]
+    if len(pts) < 10:
+        return None
+    n = len(pts)
+    mx = sum(p[0] for p in pts) / n
+    my = sum(p[1] for p in pts) / n
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if sxx < 1e18:          # Less than about a second: too short.
+        return None
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx * 1e9
+
+
+def quanta_ticks(quanta, speed, hz):
+    """pfc_quanta_to_ticks() of lib/pfc.c: 512 bit times per quantum,
+    rounded up."""
+    return -(-quanta * 512 * hz // speed)
+
+
+def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000):
+    """Latency figures from a trace 'ev' (parse_trace()).
+
+    'sends' lists the PFC frames this benchmark sent while tracing, each
+    {"t": time.monotonic_ns() just before sending, "port": DPDK port id of
+    the receiving switch port, "prio": priority, "quanta": time,
+    "speed": link speed in bit/s, "block": label}.  Each rx_frame of a PFC
+    frame naming one of those priorities is matched with the latest such
+    send before it, no more than 'max_delay_ns' earlier; two rx_frames
+    matched with one send, or none, leave the pause unknown.  'prio_tc'
+    maps {port: [traffic class of priority 0..7]}.
+
+    Pause ends: each unpause whose traffic classes include that of a traced
+    priority ends the pause set by the last rx_frame for it before the
+    unpause (TSC order): at its TSC plus its quanta (pfc_quanta_to_ticks()),
+    or, for an XON, at its TSC.  Late = unpause TSC - that end.  An unpause
+    more than 2 cycles (plus 2 ppm of the pause, for the TSC frequency's
+    precision) before it is an early release.
+
+    XOFF generation: from an xoff_crossed of (port, priority) while no XOFF
+    is in force for it to the next tx_frame of that port with the
+    priority's bit and a nonzero time; an XON (time 0) ends the XOFF."""
+    from bisect import bisect_left
+    sends = sorted(sends, key=lambda s: s["t"])
+    by_key = {}
+    for s in sends:
+        by_key.setdefault((s["port"], s["prio"]), []).append(s)
+    times = {k: [s["t"] for s in v] for k, v in by_key.items()}
+    matched = {}
+    sets = {}           # (port, prio) -> [(tsc, send or None)]
+    for r in ev.get("R", []):
+        if r["kind"] != RX_KIND_PFC:
+            continue
+        for prio in range(8):
+            if not r["enable"] & (1 << prio):
+                continue
+            lst = by_key.get((r["port"], prio))
+            if lst is None:
+                continue
+            i = bisect_left(times[(r["port"], prio)], r["ns"] + 1) - 1
+            s = None
+            if i >= 0 and r["ns"] - lst[i]["t"] <= max_delay_ns:
+                s = lst[i]
+            entry = [r["tsc"], s]
+            if s is not None:
+                matched.setdefault(id(s), []).append(entry)
+            sets.setdefault((r["port"], prio), []).append(entry)
+    ambiguous = 0
+    for entries in matched.values():
+        if len(entries) > 1:
+            ambiguous += len(entries)
+            for e in entries:
+                e[1] = None
+    unmatched = sum(1 for v in sets.values() for e in v if e[1] is None)
+    for v in sets.values():
+        v.sort(key=lambda e: e[0])
+    set_tscs = {k: [e[0] for e in v] for k, v in sets.items()}
+
+    late = {}           # block -> [ns]
+    xon_late = []
+    early = []
+    checked = 0
+    unknown = 0
+    for u in ev.get("U", []):
+        for (port, prio), v in sets.items():
+            if port != u["port"]:
+                continue
+            tc = prio_tc.get(port, list(range(8)))[prio]
+            if not u["tcs"] & (1 << tc):
+                continue
+            i = bisect_left(set_tscs[(port, prio)], u["tsc"]) - 1
+            if i < 0:
+                continue
+            tsc, s = v[i]
+            if s is None:
+                unknown += 1
+                continue
+            ticks = quanta_ticks(s["quanta"], s["speed"], hz) \
+                if s["quanta"] else 0
+            d = u["tsc"] - (tsc + ticks)
+            checked += 1
+            if d < -(2 + ticks * 2e-6):
+                early.append({"port": port, "prio": prio, "txq": u["txq"],
+                              "block": s["block"], "early_ns": -d * 1e9 / hz})
+            ns = d * 1e9 / hz
+            if s["quanta"]:
+                late.setdefault(s["block"], []).append(ns)
+            else:
+                xon_late.append(ns)
+
+    xoff = []
+    pend = {}
+    asserted = {}
+    merged = sorted([("X", e) for e in ev.get("X", [])]
+                    + [("T", e) for e in ev.get("T", [])],
+                    key=lambda ke: ke[1]["tsc"])
+    for k, e in merged:
+        if k == "X":
+            key = (e["port"], e["prio"])
+            if not asserted.get(key) and key not in pend:
+                pend[key] = e["tsc"]
+            continue
+        for prio in range(8):
+            if not e["enable"] & (1 << prio):
+                continue
+            key = (e["port"], prio)
+            if e["xoff"]:
+                if key in pend:
+                    xoff.append((e["tsc"] - pend.pop(key)) * 1e9 / hz)
+                asserted[key] = True
+            else:
+                asserted[key] = False
+                pend.pop(key, None)
+    return {"late": late, "xon_late": xon_late, "early": early,
+            "checked": checked, "unknown_pause": unknown,
+            "unmatched_rx": unmatched, "ambiguous_rx": ambiguous,
+            "xoff": xoff, "hz": hz,
+            "events": {k: len(v) for k, v in ev.items()}}
+
+
+def lat_summary(v):
+    return {"n": len(v), "p50": percentile(v, 50), "p99": percentile(v, 99),
+            "max": max(v) if v else float("nan")}
+
+
+def cmd_analyze_usdt(args):
+    ev, lost = parse_trace(sys.stdin)
+    with open(args.sends) as f:
+        d = json.load(f)
+    prio_tc = {int(k): v for k, v in d.get("prio_tc", {}).items()}
+    hz = args.hz or tsc_hz_from_trace(ev)
+    r = analyze_trace(ev, d["sends"], prio_tc, hz)
+    r["late"] = {k: lat_summary(v) for k, v in r["late"].items()}
+    r["xon_late"] = lat_summary(r["xon_late"])
+    r["xoff"] = lat_summary(r["xoff"])
+    r["lost"] = lost
+    print(json.dumps(r, indent=1, sort_keys=True))
 
 
 def lat_verdict(p99, target, samples, preempt, over=None, floor=None):
@@ -344,11 +661,12 @@ def lat_verdict(p99, target, samples, preempt, over=None, floor=None):
     the result is INCONCLUSIVE if the PMD thread lost its core at least
     once per 100 events (enough to make the 99th percentile).
 
-    For timer error, 'over' is the share of samples over target.  Its
-    control, 'floor', is the same share for an ideal timer on the PMD's
-    CPU: the share of time in which a deadline falls more than the target
-    before the end of a stall of the CPU (pfc-freeze-probe's
-    late_2us_share, measured before the run), or None.  If the samples
+    For the late end of a pause, 'over' is the share of samples over
+    target (one PMD iteration + 2 us).  Its control, 'floor', is the share
+    for an ideal timer on the PMD's CPU of deadlines missed by more than
+    2 us: the share of time in which a deadline falls more than 2 us before
+    the end of a stall of the CPU (pfc-freeze-probe's late_2us_share,
+    measured before the run), or None.  If the samples
     miss the target no more often than an ideal timer would, the machine
     decides the p99 and it is INCONCLUSIVE.  Otherwise FAIL."""
     if p99 <= target:
@@ -361,12 +679,14 @@ def lat_verdict(p99, target, samples, preempt, over=None, floor=None):
 
 
 # The phases, in the order of a full run.  "sink" must come before the
-# phases that use the pcap sink (cb, latency, timer, held, plot), "nulls"
-# before ba and ports.
+# phases that use the pcap sink (cb, latency, pause-end, held, plot),
+# "nulls" before ba and ports.  "pmd2" comes last: it deletes every port
+# and gives ovs-vswitchd a second PMD thread.
 PHASES = {"memory": "phase_memory", "nulls": "phase_setup_nulls",
           "ba": "phase_ba", "ports": "phase_ports", "sink": "phase_add_sink",
           "cb": "phase_cb", "latency": "phase_latency",
-          "timer": "phase_timer", "held": "phase_held", "plot": "phase_plot"}
+          "pause-end": "phase_pause_end", "held": "phase_held",
+          "plot": "phase_plot", "pmd2": "phase_pmd2"}
 
 
 class Bench:
@@ -391,9 +711,11 @@ class Bench:
         self.speed = "10G"
         self.t_start = time.monotonic()
         self.perf_files = []
-        # Latency samples from pfc/samples, {kind or ("timer-error", quanta,
-        # speed): [(start_tsc, ns)]}, for the JSON and the timer control.
-        self.raw = {}
+        # Latency figures from the USDT probes, by phase.
+        self.usdt, self.usdt_reason = usdt_status(
+            a.config_h, os.path.join(self.ovs, "vswitchd/ovs-vswitchd"))
+        self.usdt_results = {}
+        self.hz = None
         if a.perf:
             if not shutil.which("perf"):
                 raise SystemExit("--perf: perf not found (Debian package "
@@ -515,13 +837,6 @@ class Bench:
         if line != "ready":
             raise RuntimeError("PFC refresher did not start")
 
-    def raw_samples(self, port, kind, new):
-        """The last 'new' (at most 1024) samples of 'kind' on 'port', from
-        pfc/samples, as [(start_tsc, ns)]."""
-        _, kinds = parse_pfc_samples(self.uc.call("pfc/samples", port, kind))
-        v = kinds.get(kind, [])
-        return v[len(v) - min(max(new, 0), len(v)):]
-
     def stop_refresher(self):
         if self.refresher and self.refresher.poll() is None:
             self.refresher.terminate()
@@ -547,21 +862,25 @@ class Bench:
 
     # -- windows and alternating series -------------------------------------
 
-    def pmd_tid(self):
+    def pmd_tids(self):
+        """The thread ids of the PMD threads, in thread id order."""
         task = "/proc/%d/task" % self.vswitchd_pid
-        for t in sorted(os.listdir(task)):
+        tids = []
+        for t in sorted(os.listdir(task), key=int):
             try:
                 with open(os.path.join(task, t, "comm")) as f:
                     if f.read().startswith("pmd"):
-                        return int(t)
+                        tids.append(int(t))
             except OSError:
                 pass
-        return None
+        return tids
 
-    def pmd_preemptions(self):
-        """Involuntary context switches of the PMD thread so far: how often
-        something else took its core (the noise control of latencies)."""
-        tid = self.pmd_tid()
+    def pmd_tid(self):
+        tids = self.pmd_tids()
+        return tids[0] if tids else None
+
+    def preemptions_of(self, tid):
+        """Involuntary context switches of thread 'tid' so far."""
         try:
             with open("/proc/%d/task/%d/status"
                       % (self.vswitchd_pid, tid)) as f:
@@ -571,6 +890,12 @@ class Bench:
         except (OSError, TypeError):
             pass
         return 0
+
+    def pmd_preemptions(self):
+        """Involuntary context switches of the PMD threads so far: how often
+        something else took their cores (the noise control of
+        latencies)."""
+        return sum(self.preemptions_of(t) for t in self.pmd_tids())
 
     def cpu_noise(self):
         """(steal, irq + softirq) jiffies so far of the PMD thread's CPU:
@@ -636,7 +961,9 @@ class Bench:
         t2 = time.monotonic()
         dt = (t1 + t2) / 2 - t0
         w = {"mpps": st["packets"] / dt / 1e6, "cpp": st["cpp"],
-             "packets": st["packets"], "secs": dt}
+             "packets": st["packets"], "secs": dt,
+             "pmd_mpps": {p["core"]: p["packets"] / dt / 1e6
+                          for p in st["pmds"]}}
         if tx_port:
             w["tx_mpps"] = (s1 - s0) / ((u1 - u0) or 1) / 1e6
             w["tx"] = s1 - s0
@@ -690,7 +1017,7 @@ class Bench:
         time.sleep(1)
 
     def phase_ba(self):
-        log("phase 1: b/a on net_null sink null0 (flow in_port=src -> "
+        log("b/a on net_null sink null0 (flow in_port=src -> "
             "null0); a = no QoS, b = QoS pfc pfc-enable=3,4 link-speed=10G")
         self.flows("in_port=src,actions=output:null0")
         self.window()       # Warm up.
@@ -700,7 +1027,7 @@ class Bench:
                     self.a.runs, lambda w, x: w["mpps"])
 
     def phase_ports(self):
-        log("phase 5a: scaling with 1, 2, 4, 8 PFC ports (net_null sinks; "
+        log("scaling with 1, 2, 4, 8 PFC ports (net_null sinks; "
             "priority p -> null(p mod k))")
         mem = {}
         for k in (1, 2, 4, 8):
@@ -739,7 +1066,7 @@ class Bench:
         self.window("sink")
 
     def phase_cb(self):
-        log("phase 1: c/b on the pcap sink; b = QoS pfc pfc-enable=3,4 "
+        log("c/b on the pcap sink; b = QoS pfc pfc-enable=3,4 "
             "link-speed=10G, c = b + priority 3 paused by PFC frames "
             "(65535 quanta = 3.36 ms) refreshed every %.1f ms"
             % (self.a.refresh * 1e3))
@@ -750,6 +1077,8 @@ class Bench:
             "cpp": median([w["cpp"] for w in plain]),
             "mpps": median([w["mpps"] for w in plain])}
         self.qos_set(["sink"], pfc_enable="3,4", link_speed="10G")
+        self.results["sink_txq"] = (self.pfc_show("sink").get("sink", {})
+                                    .get("txq"))
         self.start_refresher()
         before = self.prio_row("sink", 3)
         c_state = {"on": False}
@@ -778,114 +1107,159 @@ class Bench:
             % (res["ref_metric"], res["x_metric"], res["transitions"],
                self.a.runs, res["lapses"]))
 
+    # -- latencies from the USDT probes --------------------------------------
+
+    def trace_start(self, name, probes):
+        """Starts bpftrace on 'probes' for phase 'name'; returns the Tracer,
+        or None (the reason is recorded) if it cannot run."""
+        path = os.path.join(self.tmp, "trace-%s.txt" % name)
+        t = Tracer(os.path.join(self.ovs, "vswitchd/ovs-vswitchd"),
+                   self.vswitchd_pid, path, probes)
+        if t.error:
+            self.usdt = False
+            self.usdt_reason = "not measured: %s" % t.error
+            log(self.usdt_reason)
+            return None
+        log("bpftrace attached to %s (trace in %s)" % (", ".join(probes),
+                                                       path))
+        return t
+
+    def trace_analyze(self, name, tracer, sends, prio_tc):
+        ev, lost = tracer.stop()
+        hz = self.tsc_hz(ev)
+        if not hz:
+            self.usdt = False
+            self.usdt_reason = "not measured: TSC frequency unknown"
+            return None
+        r = analyze_trace(ev, sends, prio_tc, hz)
+        r["lost"] = lost
+        self.usdt_results[name] = r
+        log("%s: trace of %s events (%d lost); %d pause ends checked, %d "
+            "early; %d XOFF generation samples; %d rx frames unmatched, %d "
+            "ambiguous" % (name, r["events"], lost, r["checked"],
+                           len(r["early"]), len(r["xoff"]),
+                           r["unmatched_rx"], r["ambiguous_rx"]))
+        return r
+
+    def tsc_hz(self, ev=None):
+        if self.hz is None:
+            self.hz = tsc_hz_from_log(os.path.join(self.tmp,
+                                                   "ovs-vswitchd.log"))
+            self.hz_from = "ovs-vswitchd.log"
+        if self.hz is None and ev:
+            self.hz = tsc_hz_from_trace(ev)
+            self.hz_from = "fitted to the trace"
+        return self.hz
+
+    def port_info(self, port):
+        """(DPDK port id, traffic class of each priority, link speed) of
+        PFC port 'port', from pfc/show."""
+        st = self.pfc_show(port).get(port, {})
+        tc = [0] * 8
+        for row in st.get("prios", []):
+            tc[int(row["prio"][1:])] = row.get("tc", 0)
+        return st.get("dpdk_port"), tc, st.get("link_speed")
+
+    def send_pfc_logged(self, sends, port_id, speed, block, prio, quanta):
+        sends.append({"t": time.monotonic_ns(), "port": port_id,
+                      "prio": prio, "quanta": quanta, "speed": speed,
+                      "block": block})
+        self.send_pfc(prio, quanta)
+
     def phase_latency(self):
-        log("phases 2+4: pause reaction and XOFF generation: src gets QoS "
-            "pfc pfc-enable=3 xoff-threshold=6000 xon-threshold=3000; "
-            "%d times: PFC frame pausing priority 3 at sink (65535 quanta), "
+        if not self.usdt:
+            log("phase latency skipped: %s" % self.usdt_reason)
+            return
+        log("XOFF generation and XON pause ends: src gets QoS pfc "
+            "pfc-enable=3 xoff-threshold=6000 xon-threshold=3000; %d "
+            "times: PFC frame pausing priority 3 at sink (65535 quanta), "
             "1 ms, XON, 1.5 ms" % self.a.toggles)
         self.qos_set(["sink"], pfc_enable="3,4", link_speed="10G")
         self.qos_set(["src"], pfc_enable="3", link_speed="10G",
                      xoff_threshold=6000, xon_threshold=3000)
         time.sleep(0.3)
-        s0 = self.pfc_show()
+        sink_id, sink_tc, speed = self.port_info("sink")
+        src_id, src_tc, _ = self.port_info("src")
+        tr = self.trace_start("latency", ["rx_frame", "unpause", "tx_frame",
+                                          "xoff_crossed"])
+        if tr is None:
+            self.qos_clear(["src"])
+            return
+        sends = []
         p0 = self.pmd_preemptions()
         for _ in range(self.a.toggles):
-            self.send_pfc(3, 65535)
+            self.send_pfc_logged(sends, sink_id, speed, "xon", 3, 65535)
             time.sleep(0.001)
-            self.send_pfc(3, 0)
+            self.send_pfc_logged(sends, sink_id, speed, "xon", 3, 0)
             time.sleep(0.0015)
         time.sleep(0.3)
-        s1 = self.pfc_show()
-        self.results["latency"] = {"before": s0, "after": s1,
-                                   "preempt": self.pmd_preemptions() - p0}
-
-        def new(port, kind):
-            return (s1.get(port, {}).get("samples", {}).get(kind, {})
-                    .get("n", 0)
-                    - s0.get(port, {}).get("samples", {}).get(kind, {})
-                    .get("n", 0))
-
-        self.raw["reaction"] = self.raw_samples(
-            "sink", "reaction", new("sink", "pause reaction"))
-        self.raw["xoff-generation"] = self.raw_samples(
-            "src", "xoff-generation", new("src", "xoff generation"))
+        pre = self.pmd_preemptions() - p0
+        r = self.trace_analyze("latency", tr, sends,
+                               {sink_id: sink_tc, src_id: src_tc})
+        if r is not None:
+            r["preempt"] = pre
+            r["xoff_port"] = src_id
         self.qos_clear(["src"])
 
-    def phase_timer(self):
-        log("phase 3: timer error: single PFC frames for priority 3 that "
-            "run out by themselves, while priority 3 flows; %d of each of "
-            "%s (quanta@link-speed)" % (self.a.timer_count,
-                                         ",".join("%d@%s" % qs for qs in
-                                                  self.a.quanta)))
-        per_len = []
+    def phase_pause_end(self):
+        if not self.usdt:
+            log("phase pause-end skipped: %s" % self.usdt_reason)
+            return
+        log("late end of a pause: single PFC frames for priority 3 that run "
+            "out by themselves, while priority 3 flows; %d of each of %s "
+            "(quanta@link-speed)" % (self.a.pause_count, ",".join(
+                "%d@%s" % qs for qs in self.a.quanta)))
+        tr = self.trace_start("pause-end", ["rx_frame", "unpause"])
+        if tr is None:
+            return
+        sends = []
+        blocks = []
         speed = None
+        prio_tc = {}
         for q, qspeed in self.a.quanta:
             if qspeed != speed:
                 speed = qspeed
                 self.qos_set(["sink"], pfc_enable="3,4", link_speed=speed)
                 time.sleep(0.3)
-            bps = pfc_peer.parse_speed(speed)
-            st0 = self.pfc_show("sink").get("sink", {})
-            n0 = st0.get("samples", {}).get("timer error", {}).get("n")
-            p0 = self.pmd_preemptions()
+            sink_id, tc, bps = self.port_info("sink")
+            bps = bps or pfc_peer.parse_speed(speed)
+            prio_tc[sink_id] = tc
             pause = pfc_peer.quanta_to_s(q, bps)
-            # Some frames hold nothing (no priority-3 packet arrived during
-            # the pause): send until this length has 'timer_count' samples.
-            sent = 0
-            while sent < 3 * self.a.timer_count:
-                for _ in range(100):
-                    self.send_pfc(3, q)
-                    time.sleep(pause + 0.0005)
-                sent += 100
-                if sent < self.a.timer_count:
-                    continue
-                time.sleep(0.01)
-                n = (self.pfc_show("sink").get("sink", {})
-                     .get("samples", {}).get("timer error", {}).get("n"))
-                if n is None or n0 is None \
-                   or n - n0 >= self.a.timer_count:
-                    break
-            time.sleep(0.05)
-            st = self.pfc_show("sink").get("sink", {})
-            te = st.get("samples", {}).get("timer error")
-            entry = {"quanta": q, "speed": speed, "pause_ns": pause * 1e9,
-                     "preempt": self.pmd_preemptions() - p0}
-            if te is not None and n0 is not None:
-                entry.update(te)
-                entry["new"] = te["n"] - n0
-                # The summary covers the last 1024 events: it is this
-                # length's alone only if this length added as many.
-                entry["clean"] = entry["new"] >= 1024
-                raw = self.raw_samples("sink", "timer-error", entry["new"])
-                self.raw[("timer-error", q, speed)] = raw
-                # The share of this length's samples over target, for the
-                # control of timer error (lat_verdict()).
-                entry["over"] = (sum(1 for _, ns in raw
-                                     if ns > TARGET_TIMER_NS) / len(raw)
-                                 if raw else None)
-            if "release_waits" in st and "release_waits" in st0:
-                # What ending pauses on time cost the PMD thread.
-                entry["waits"] = st["release_waits"] - st0["release_waits"]
-                entry["wait_ns"] = (st["release_wait_ns"]
-                                    - st0["release_wait_ns"])
-            per_len.append(entry)
-            log("  %5d quanta at %s (%.1f us): %s" % (
-                q, speed, pause * 1e6,
-                "%d new samples, p50 %d ns, p99 %d ns, max %d ns, PMD "
-                "preempted %d times%s%s" % (
-                    entry["new"], te["p50"], te["p99"], te["max"],
-                    entry["preempt"],
-                    "" if entry["clean"] else
-                    " (window mixes earlier events)",
-                    "; busy-waited for %d pause ends, %.0f ns each" % (
-                        entry["waits"],
-                        entry["wait_ns"] / max(entry["waits"], 1))
-                    if "waits" in entry else "")
-                if "new" in entry else NA))
-        self.results["timer"] = per_len
+            block = "%d@%s" % (q, speed)
+            p0 = self.pmd_preemptions()
+            self.uc.call("dpif-netdev/pmd-stats-clear")
+            for _ in range(self.a.pause_count):
+                self.send_pfc_logged(sends, sink_id, bps, block, 3, q)
+                time.sleep(pause + 0.0005)
+            iters = parse_pmd_perf(self.uc.call("dpif-netdev/pmd-perf-show",
+                                                "-nh"))
+            it_us = max(iters.values()) if iters else None
+            blocks.append({"block": block, "quanta": q, "speed": speed,
+                           "pause_ns": pause * 1e9, "iter_us": it_us,
+                           "preempt": self.pmd_preemptions() - p0})
+            log("  %s (%.1f us): PMD iteration %s us, PMD preempted %d "
+                "times" % (block, pause * 1e6,
+                           "%.2f" % it_us if it_us else "?",
+                           blocks[-1]["preempt"]))
+        time.sleep(0.1)
+        r = self.trace_analyze("pause-end", tr, sends, prio_tc)
+        if r is None:
+            return
+        floor = self.timer_floor()
+        for b in blocks:
+            v = r["late"].get(b["block"], [])
+            b.update(lat_summary(v))
+            if not v or b["iter_us"] is None:
+                b["verdict"] = "INCONCLUSIVE"
+                continue
+            b["target_ns"] = b["iter_us"] * 1000 + TARGET_LATE_EXTRA_NS
+            b["over"] = sum(1 for x in v if x > b["target_ns"]) / len(v)
+            b["verdict"] = lat_verdict(b["p99"], b["target_ns"], len(v),
+                                       b["preempt"], b["over"], floor)
+        r["blocks"] = blocks
 
     def phase_held(self):
-        log("phase 5b: cost with 0, 100 and 10,000 packets held: sink gets "
+        log("cost with 0, 100 and 10,000 packets held: sink gets "
             "queue-size=16384, link-speed=1M (65535 quanta = 33.6 s); "
             "priority 3 from src is dropped by the flow table, priority-3 "
             "frames injected from netns B are held")
@@ -1045,13 +1419,119 @@ class Bench:
         plt.close(fig)
         log("wrote %s" % self.a.png)
 
+    def phase_pmd2(self):
+        mask = int(self.a.pmd2_mask, 0)
+        cores = [c for c in range(64) if (mask >> c) & 1]
+        if len(cores) < 2:
+            log("phase pmd2 skipped: --pmd2-mask %s names fewer than 2 "
+                "CPUs" % self.a.pmd2_mask)
+            self.results["pmd2_skipped"] = "pmd2-mask %s" % self.a.pmd2_mask
+            return
+        cores = cores[:2]
+        self.noise_1pmd = self.noise_so_far()
+        log("2 PMDs: every port deleted; pmd-cpu-mask=%s; sources m0 "
+            "and m1 (net_pcap infinite_rx, rx queue pinned to cores %d and "
+            "%d) both forwarding to one net_null sink nullm; a = no QoS, b = "
+            "QoS pfc pfc-enable=3,4 link-speed=10G on nullm"
+            % (self.a.pmd2_mask, cores[0], cores[1]))
+        self.stop_refresher()
+        ports = self.vsctl("list-ports", "br0").split()
+        if ports:
+            args = []
+            for p in ports:
+                args += ["--", "del-port", p]
+            self.vsctl(*args)
+        self.vsctl("set", "Open_vSwitch", ".",
+                   "other_config:pmd-cpu-mask=%s" % self.a.pmd2_mask)
+        for i, core in enumerate(cores):
+            self.vsctl("add-port", "br0", "m%d" % i, "--", "set",
+                       "Interface", "m%d" % i, "type=dpdk",
+                       "options:dpdk-devargs=net_pcap_m%d,rx_pcap=%s,"
+                       "infinite_rx=1" % (i, self.a.pcap),
+                       "other_config:pmd-rxq-affinity=\"0:%d\"" % core)
+            err = self.vsctl("get", "Interface", "m%d" % i, "error")
+            if err not in ("", "[]"):
+                raise RuntimeError("interface m%d: %s" % (i, err))
+        self.add_dpdk_port("nullm", "net_null_m,no-rx=1")
+        # ovs-vswitchd starts PMD threads only once a port needs them.
+        t_end = time.monotonic() + 30
+        while len(self.pmd_tids()) < 2 and time.monotonic() < t_end:
+            time.sleep(0.2)
+        if len(self.pmd_tids()) < 2:
+            raise RuntimeError("ovs-vswitchd did not start 2 PMD threads")
+        self.flows("in_port=m0,actions=output:nullm",
+                   "in_port=m1,actions=output:nullm")
+        time.sleep(1)
+        rxq = self.uc.call("dpif-netdev/pmd-rxq-show")
+        log("rx queues: " + " | ".join(
+            ln.strip() for ln in rxq.splitlines()
+            if ln.strip().startswith(("pmd thread", "port:"))))
+        self.window()       # Warm up.
+        tids = self.pmd_tids()
+        pre0 = {t: self.preemptions_of(t) for t in tids}
+        cpu0 = [self.cpu_noise_of(c) for c in cores]
+        t0 = time.monotonic()
+        res = self.series("pmd2", lambda: self.qos_clear(["nullm"]),
+                          lambda: self.qos_set(["nullm"], pfc_enable="3,4",
+                                               link_speed="10G"),
+                          self.a.runs, lambda w, x: w["mpps"])
+        secs = time.monotonic() - t0
+        cpu1 = [self.cpu_noise_of(c) for c in cores]
+        hz = os.sysconf("SC_CLK_TCK")
+        res["preempt_per_s"] = [(self.preemptions_of(t) - pre0[t]) / secs
+                                for t in tids]
+        res["cores"] = cores
+        res["cpu_noise_ms"] = [
+            ((b[0] - a_[0]) * 1e3 / hz, (b[1] - a_[1]) * 1e3 / hz)
+            for a_, b in zip(cpu0, cpu1)]
+        per = {}
+        for w in res["ref"]:
+            for c, v in w.get("pmd_mpps", {}).items():
+                per.setdefault(c, []).append(v)
+        res["ref_pmd_mpps"] = {c: median(v) for c, v in per.items()}
+        vals = list(res["ref_pmd_mpps"].values())
+        res["imbalance"] = (min(vals) / max(vals)
+                            if len(vals) == 2 and max(vals) > 0 else None)
+        self.qos_set(["nullm"], pfc_enable="3,4", link_speed="10G")
+        time.sleep(0.3)
+        res["show_queues"] = self.pfc_show("nullm").get("nullm", {})
+        res["show_queues"] = {k: res["show_queues"].get(k)
+                              for k in ("rxq", "txq")}
+        self.qos_clear(["nullm"])
+        log("pmd2: plain per PMD (core: Mpps) %s; PMD threads preempted "
+            "%s times a second; nullm with PFC: %s"
+            % ({c: round(v, 2) for c, v in res["ref_pmd_mpps"].items()},
+               ["%.0f" % v for v in res["preempt_per_s"]],
+               res["show_queues"]))
+
+    def noise_so_far(self):
+        """(PMD preemptions, steal ms, interrupt ms) since the run began,
+        for the one-PMD phases."""
+        cpu1 = self.cpu_noise()
+        hz = os.sysconf("SC_CLK_TCK")
+        return (self.pmd_preemptions() - self.preempt0,
+                (cpu1[0] - self.cpu0[0]) * 1e3 / hz,
+                (cpu1[1] - self.cpu0[1]) * 1e3 / hz)
+
+    def cpu_noise_of(self, cpu):
+        """(steal, irq + softirq) jiffies so far of CPU 'cpu'."""
+        try:
+            with open("/proc/stat") as f:
+                for line in f:
+                    if line.startswith("cpu%d " % cpu):
+                        v = [int(x) for x in line.split()[1:]]
+                        return v[7], v[5] + v[6]
+        except (OSError, ValueError, IndexError):
+            pass
+        return 0, 0
+
     def phase_memory(self):
         sizes = {}
         gdb = "/usr/bin/gdb"
         exprs = {"pfc_port": "sizeof(struct pfc_port)",
                  "netdev_dpdk_pfc": "sizeof(struct netdev_dpdk_pfc)",
+                 "pfc_txq": "sizeof(struct pfc_txq)",
                  "pfc_held": "sizeof(struct pfc_held)",
-                 "pfc_qos_conf": "sizeof(struct pfc_qos_conf)",
                  "max_ports": "sizeof(pfc_ports)/sizeof(pfc_ports[0])"}
         if os.access(gdb, os.X_OK):
             cmd = [gdb, "-batch", "-nx"]
@@ -1072,7 +1552,7 @@ class Bench:
 
     def verdict(self, value, ok, ctrl=None, ratio=None, target=None):
         """PASS or FAIL by 'ok', unless the A/A control says the noise is
-        larger than the effect (|ctrl - 1| > |ratio - 1|, the issue's rule)
+        larger than the effect (|ctrl - 1| > |ratio - 1|)
         or than the distance to the target (noise could flip the verdict):
         then INCONCLUSIVE."""
         if value is None:
@@ -1092,7 +1572,7 @@ class Bench:
 
     def timer_floor(self):
         """The ideal timer's share of deadlines missed by more than 2 us on
-        the PMD's CPU (TARGET_TIMER_NS is 2 us), or None."""
+        the PMD's CPU (TARGET_LATE_EXTRA_NS is 2 us), or None."""
         if not self.stalls or "late_2us_share" not in self.stalls:
             return None
         return self.stalls["late_2us_share"]
@@ -1104,97 +1584,103 @@ class Bench:
         ba = R.get("b/a")
         if ba:
             rows.append((
-                "1 b/a throughput (net_null sink)",
-                "%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f cyc/pkt)"
+                "b/a, PFC enabled, nothing paused, 1 PMD",
+                "%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f cyc/pkt; "
+                "net_null sink)"
                 % (fmt_ratio(ba["ratio"]), ba["ref_mpps"], ba["ref_cpp"],
                    ba["x_mpps"], ba["x_cpp"]),
                 ">= %.2f" % TARGET_BA, fmt_ratio(ba["ctrl"]),
                 self.verdict(ba["ratio"], ba["ratio"] >= TARGET_BA,
                              ba["ctrl"], ba["ratio"], TARGET_BA)))
+        rows.append(self.pmd2_row())
         cb = R.get("c/b")
         if cb:
             rows.append((
-                "1 c/b unpaused prios (pcap sink)",
-                "%s  (b %.2f Mpps, c %.2f Mpps unpaused; %.0f/%.0f cyc/pkt)"
+                "c/b, other priorities while one is paused",
+                "%s  (b %.2f Mpps, c %.2f Mpps unpaused; %.0f/%.0f cyc/pkt; "
+                "pcap sink)"
                 % (fmt_ratio(cb["ratio"]), cb["ref_metric"], cb["x_metric"],
                    cb["ref_cpp"], cb["x_cpp"]),
                 ">= %.2f" % TARGET_CB, fmt_ratio(cb["ctrl"]),
                 self.verdict(cb["ratio"], cb["ratio"] >= TARGET_CB,
                              cb["ctrl"], cb["ratio"], TARGET_CB)))
 
-        # Instrumentation read at the end of the run.
-        final = self.pfc_show()
-        swp = [p.get("sent_while_paused") for p in final.values()]
-        if final and all(v is not None for v in swp):
-            tot = sum(swp)
-            rows.append(("2 sent while paused (all ports)", str(tot), "0",
-                         "-", "PASS" if tot == 0 else "FAIL"))
+        U = self.usdt_results
+        reason = self.usdt_reason or NOT_MEASURED_USDT
+        checked = [r for r in U.values() if r.get("checked")]
+        if checked:
+            n = sum(r["checked"] for r in checked)
+            early = sum(len(r["early"]) for r in checked)
+            unknown = sum(r["unknown_pause"] for r in checked)
+            rows.append((
+                "Sent while paused, early releases",
+                "%d early of %d pause ends (unpause probe)%s"
+                % (early, n, "; %d not attributable" % unknown
+                   if unknown else ""),
+                "0", "-", "PASS" if early == 0 else "FAIL"))
         else:
-            rows.append(("2 sent while paused (all ports)", NA, "0", "-",
-                         "INCONCLUSIVE"))
+            rows.append(("Sent while paused, early releases",
+                         reason if not U else "not measured: no pause end "
+                         "traced", "0", "-", "INCONCLUSIVE"))
 
-        lat = R.get("latency", {})
+        rows.append(("Pause reaction p99",
+                     NOT_MEASURED_REACTION if U else reason,
+                     "p99 <= %d ns" % TARGET_REACTION_NS, "-",
+                     "INCONCLUSIVE"))
 
-        def sample_row(label, port, kind, target):
-            a1 = lat.get("after", {}).get(port, {}).get("samples", {})
-            a0 = lat.get("before", {}).get(port, {}).get("samples", {})
-            s = a1.get(kind)
-            if s is None:
-                rows.append((label, NA, "p99 <= %d ns" % target, "-",
-                             "INCONCLUSIVE"))
-                return
-            new = s["n"] - a0.get(kind, {}).get("n", 0)
-            if new <= 0:
-                rows.append((label, "no samples", "p99 <= %d ns" % target,
-                             "-", "INCONCLUSIVE"))
-                return
-            pre = lat.get("preempt", 0)
-            rows.append((label, "p50 %d / p99 %d / max %d ns (%d samples)"
-                         % (s["p50"], s["p99"], s["max"], min(new, 1024)),
-                         "p99 <= %d ns" % target, "%d preempt." % pre,
-                         self.lat_verdict(s["p99"], target, min(new, 1024),
-                                          pre)))
-
-        sample_row("2 pause reaction", "sink", "pause reaction",
-                   TARGET_REACTION_NS)
-
-        timer = R.get("timer", [])
-        measured = [t for t in timer if "p99" in t and t.get("new", 0) > 0]
-        for t in measured:
-            t["verdict"] = self.lat_verdict(
-                t["p99"], TARGET_TIMER_NS, min(t["new"], 1024),
-                t.get("preempt", 0), t.get("over"))
-        if measured:
-            # The length with the worst verdict, then the worst p99.
+        blocks = [b for b in U.get("pause-end", {}).get("blocks", [])
+                  if b.get("n")]
+        if blocks:
             order = {"PASS": 0, "INCONCLUSIVE": 1, "FAIL": 2}
-            worst = max(measured, key=lambda t: (order[t["verdict"]],
-                                                 t["p99"]))
+            worst = max(blocks, key=lambda b: (
+                order[b["verdict"]],
+                b["p99"] - b.get("target_ns", 0)))
             floor = self.timer_floor()
             rows.append((
-                "3 timer error (worst length)",
-                "p50 %d / p99 %d / max %d ns (%d quanta at %s%s)"
-                % (worst["p50"], worst["p99"], worst["max"],
-                   worst["quanta"], worst["speed"],
-                   "; %.1f%% over 2 us" % (worst["over"] * 100)
+                "Late end of a pause p99 (worst length)",
+                "p50 %d / p99 %d / max %d ns (%d quanta at %s, %d ends; PMD "
+                "iteration %s us%s)"
+                % (worst["p50"], worst["p99"], worst["max"], worst["quanta"],
+                   worst["speed"], worst["n"],
+                   "%.2f" % worst["iter_us"] if worst.get("iter_us")
+                   else "?",
+                   "; %.1f%% over target" % (worst["over"] * 100)
                    if worst.get("over") is not None else ""),
-                "p99 <= %d ns" % TARGET_TIMER_NS,
+                "p99 <= %s" % ("%d ns (%.2f us iteration + 2 us)"
+                               % (worst["target_ns"], worst["iter_us"])
+                               if "target_ns" in worst else
+                               "one PMD iteration + 2 us"),
                 "%d preempt.%s" % (worst.get("preempt", 0),
                                    ", ideal %.1f%% over" % (floor * 100)
                                    if floor is not None else ""),
                 worst["verdict"]))
         else:
-            rows.append(("3 timer error", NA,
-                         "p99 <= %d ns" % TARGET_TIMER_NS, "-",
+            rows.append(("Late end of a pause p99",
+                         reason if not U else "not measured: no pause end "
+                         "traced", "p99 <= one PMD iteration + 2 us", "-",
                          "INCONCLUSIVE"))
 
-        sample_row("4 XOFF generation", "src", "xoff generation",
-                   TARGET_XOFF_NS)
+        lat = U.get("latency")
+        if lat and lat["xoff"]:
+            s = lat_summary(lat["xoff"])
+            pre = lat.get("preempt", 0)
+            rows.append((
+                "XOFF generation p99",
+                "p50 %d / p99 %d / max %d ns (%d samples)"
+                % (s["p50"], s["p99"], s["max"], s["n"]),
+                "p99 <= %d ns" % TARGET_XOFF_NS, "%d preempt." % pre,
+                self.lat_verdict(s["p99"], TARGET_XOFF_NS, s["n"], pre)))
+        else:
+            rows.append(("XOFF generation p99",
+                         reason if not lat else "not measured: no XOFF "
+                         "traced", "p99 <= %d ns" % TARGET_XOFF_NS, "-",
+                         "INCONCLUSIVE"))
 
         for k in (1, 2, 4, 8):
             s = R.get("ports=%d" % k)
             if s:
                 rows.append((
-                    "5 %d PFC port%s vs plain" % (k, "s" if k > 1 else ""),
+                    "%d PFC port%s vs plain" % (k, "s" if k > 1 else ""),
                     "%s  (%.0f -> %.0f cyc/pkt)" % (
                         fmt_ratio(s["ratio"]), s["ref_cpp"], s["x_cpp"]),
                     "info", fmt_ratio(s["ctrl"]), "info"))
@@ -1203,7 +1689,7 @@ class Bench:
             for n in (100, 10000):
                 cost = h["ratio"][n]
                 rows.append((
-                    "5 cost %d held / 0 held" % n,
+                    "cost %d held / 0 held" % n,
                     "%s  (%.0f -> %.0f cyc/pkt)" % (
                         fmt_ratio(cost), h["cpp"][0], h["cpp"][n]),
                     "<= %.2f" % TARGET_HELD, fmt_ratio(h["ctrl"]),
@@ -1211,34 +1697,66 @@ class Bench:
                                  cost, TARGET_HELD)))
         ms = R.get("memory_sizes") or {}
         qs = 1024
+        ntx = R.get("sink_txq") or 1
         if ms:
-            per = 8 * qs * ms["pfc_held"] + ms["netdev_dpdk_pfc"] \
-                + ms["pfc_qos_conf"]
+            per_txq = 8 * qs * ms["pfc_held"] + ms["pfc_txq"]
             rows.append((
-                "6 memory per PFC port",
-                "%d B (8 x %d x %d B hold rings + %d B QoS object) + "
-                "static %d B slot" % (per, qs, ms["pfc_held"],
-                                      ms["netdev_dpdk_pfc"]
-                                      + ms["pfc_qos_conf"], ms["pfc_port"]),
+                "memory per PFC port",
+                "%d B per tx queue (8 x %d x %d B traffic class queues + "
+                "%d B), x %d tx queue%s + %d B QoS object; static %d B slot"
+                % (per_txq, qs, ms["pfc_held"], ms["pfc_txq"], ntx,
+                   "s" if ntx > 1 else "", ms["netdev_dpdk_pfc"],
+                   ms["pfc_port"]),
                 "info", "-", "info"))
             rows.append((
-                "6 static, all ports",
+                "static, all ports",
                 "%d B (%d slots x %d B, with or without PFC)"
                 % (ms["max_ports"] * ms["pfc_port"], ms["max_ports"],
                    ms["pfc_port"]), "info", "-", "info"))
         else:
-            rows.append(("6 memory per PFC port",
-                         "%d B hold rings (8 x %d x 16 B) + per-port state"
-                         % (8 * qs * 16, qs), "info", "-", "info"))
+            rows.append(("memory per PFC port",
+                         "%d B traffic class queues per tx queue (8 x %d x "
+                         "16 B) + per-port state" % (8 * qs * 16, qs),
+                         "info", "-", "info"))
         mem = R.get("memory_rss")
         if mem:
-            rows.append(("6 RSS delta, QoS on 8 ports",
+            rows.append(("RSS delta, QoS on 8 ports",
                          "%+d KiB (%+.0f KiB/port; untouched ring pages "
                          "are not resident)" % (
                              mem["rss1"] - mem["rss0"],
                              (mem["rss1"] - mem["rss0"]) / 8),
                          "info", "-", "info"))
         return rows
+
+    def pmd2_row(self):
+        label = "2 PMDs to one PFC port, aggregate Mpps, PFC/plain"
+        target = ">= %.2f" % TARGET_PMD2
+        p = self.results.get("pmd2")
+        if not p:
+            why = self.results.get("pmd2_skipped", "phase not run")
+            return (label, "not measured: %s" % why, target, "-",
+                    "INCONCLUSIVE")
+        v = self.verdict(p["ratio"], p["ratio"] >= TARGET_PMD2, p["ctrl"],
+                         p["ratio"], TARGET_PMD2)
+        per = p.get("ref_pmd_mpps", {})
+        pre = p.get("preempt_per_s", [])
+        contended = (max(pre or [0]) >= 100
+                     or (p.get("imbalance") is not None
+                         and p["imbalance"] < 0.9))
+        note = ""
+        if v == "FAIL" and contended:
+            # With as many PMD threads as CPUs, the main thread, the
+            # benchmark and the kernel take time from a PMD thread, and
+            # that, not PFC, can decide the ratio.
+            v = "INCONCLUSIVE"
+            note = "; PMDs share their cores with the rest"
+        return (label,
+                "%s  (a %.2f Mpps, b %.2f Mpps; plain per PMD %s Mpps; "
+                "PMDs preempted %s/s%s)"
+                % (fmt_ratio(p["ratio"]), p["ref_mpps"], p["x_mpps"],
+                   "/".join("%.2f" % per[c] for c in sorted(per)),
+                   "/".join("%.0f" % x for x in pre), note),
+                target, fmt_ratio(p["ctrl"]), v)
 
     def print_table(self, rows):
         w = [max(len(r[i]) for r in rows + [self.HEAD]) for i in range(5)]
@@ -1272,8 +1790,17 @@ class Bench:
         self.load0 = open("/proc/loadavg").read().split()[0]
         self.preempt0 = self.pmd_preemptions()
         self.cpu0 = self.cpu_noise()
+        self.noise_1pmd = None
         try:
             for ph in phases:
+                if ph == self.phase_pmd2:
+                    try:
+                        ph()
+                    except RuntimeError as e:
+                        # The table of the other phases still prints.
+                        log("2-PMD phase failed: %s" % e)
+                        self.results["pmd2_skipped"] = "phase failed: %s" % e
+                    continue
                 ph()
         finally:
             self.stop_refresher()
@@ -1289,26 +1816,29 @@ class Bench:
               "further from 1 than the result itself, or than the result "
               "from its target, is INCONCLUSIVE (PFC_BENCH_RUNS=10 narrows "
               "the noise).")
-        print("Latencies come from the switch's own instrumentation "
-              "(ovs-appctl pfc/show and pfc/samples), over the last 1024 "
-              "events of each kind.  Their control is how often the PMD "
+        print("Latencies come from the USDT probes of netdev_dpdk_pfc, "
+              "traced with bpftrace (TSC time stamps, converted with the "
+              "TSC frequency %s).  Their control is how often the PMD "
               "thread lost its core meanwhile (involuntary context "
               "switches): a p99 over target with at least one preemption "
-              "per 100 events is INCONCLUSIVE.  Timer error has a second "
-              "control, 'ideal N% over': how often an ideal timer on the "
-              "PMD's CPU would miss a deadline by more than 2 us, because "
-              "the CPU did not run then (see Stalls below).  A p99 over "
-              "target whose samples miss no more often than that is "
-              "INCONCLUSIVE; one that misses more often FAILs.")
-        cpu1 = self.cpu_noise()
-        hz = os.sysconf("SC_CLK_TCK")
-        print("Noise: load average %s at the start, %s at the end; the PMD "
-              "thread lost its core %d times during the run; its CPU lost "
-              "%.0f ms to the hypervisor (steal) and %.0f ms to interrupts."
+              "per 100 events is INCONCLUSIVE.  The late end of a pause has "
+              "a second control, 'ideal N%% over': how often an ideal timer "
+              "on the PMD's CPU would miss a deadline by more than 2 us, "
+              "because the CPU did not run then (see Stalls below).  A p99 "
+              "over target whose samples miss it no more often than that "
+              "is INCONCLUSIVE; one that misses more often FAILs.  Pause "
+              "reaction has no probe of its own."
+              % ("%d Hz from %s" % (self.hz, self.hz_from) if self.hz
+                 else "of ovs-vswitchd"))
+        if not self.usdt_results:
+            print("Latency rows: %s." % (self.usdt_reason
+                                         or NOT_MEASURED_USDT))
+        pre, steal, irq = self.noise_1pmd or self.noise_so_far()
+        print("Noise: load average %s at the start, %s at the end; with one "
+              "PMD thread, it lost its core %d times and its CPU lost %.0f "
+              "ms to the hypervisor (steal) and %.0f ms to interrupts."
               % (self.load0, open("/proc/loadavg").read().split()[0],
-                 self.pmd_preemptions() - self.preempt0,
-                 (cpu1[0] - self.cpu0[0]) * 1e3 / hz,
-                 (cpu1[1] - self.cpu0[1]) * 1e3 / hz))
+                 pre, steal, irq))
         st = self.stalls
         if st:
             print("Stalls: before ovs-vswitchd started, pfc-freeze-probe, "
@@ -1318,35 +1848,60 @@ class Bench:
                   "on that CPU gets, which steal time does not show.  A "
                   "deadline at a random instant falls more than 2 us "
                   "before the end of such a stall %.2f%% of the time: an "
-                  "ideal timer misses by more than 2 us that often, and "
-                  "above 1%% no timer here can show a p99 within 2 us."
+                  "ideal timer misses by more than 2 us that often."
                   % (st["cpu"], st["per_s_2us"], st["per_s_5us"],
                      st["median_ns"] / 1000, st["lost_share"] * 100,
                      st["late_2us_share"] * 100))
-        t = self.results.get("timer")
-        if t:
-            print("Timer error per pause length (the table shows the "
-                  "length with the worst p99):")
-            for e in t:
-                if "p99" in e:
+        pe = self.usdt_results.get("pause-end", {}).get("blocks")
+        if pe:
+            print("Late end of a pause per length (unpause TSC minus the "
+                  "pause's end; the table shows the worst verdict):")
+            for e in pe:
+                if e.get("n"):
                     print("  %5d quanta at %4s = %8.1f us: p50 %6d ns, p99 "
-                          "%7d ns, max %8d ns, %d samples, %d PMD "
-                          "preemptions%s%s%s: %s" % (
+                          "%7d ns, max %8d ns, %d ends, PMD iteration %s us, "
+                          "target %s ns, %d PMD preemptions%s: %s" % (
                               e["quanta"], e["speed"], e["pause_ns"] / 1e3,
-                              e["p50"],
-                              e["p99"], e["max"], e["new"], e["preempt"],
-                              "; %.1f%% over 2 us" % (e["over"] * 100)
+                              e["p50"], e["p99"], e["max"], e["n"],
+                              "%.2f" % e["iter_us"] if e.get("iter_us")
+                              else "?",
+                              "%d" % e["target_ns"] if "target_ns" in e
+                              else "?", e["preempt"],
+                              "; %.1f%% over target" % (e["over"] * 100)
                               if e.get("over") is not None else "",
-                              "" if e["clean"] else
-                              " (fewer than 1024: summary mixes earlier "
-                              "events)",
-                              "; %d release waits, %.0f ns each" % (
-                                  e["waits"],
-                                  e["wait_ns"] / max(e["waits"], 1))
-                              if "waits" in e else "",
                               e.get("verdict", "-")))
                 else:
-                    print("  %5d quanta: %s" % (e["quanta"], NA))
+                    print("  %5d quanta at %4s: no pause end traced (no "
+                          "packet held?)" % (e["quanta"], e["speed"]))
+        lat = self.usdt_results.get("latency")
+        if lat and lat["xon_late"]:
+            s_ = lat_summary(lat["xon_late"])
+            print("Pauses ended by XON: unpause p50 %d / p99 %d / max %d ns "
+                  "after the XON was read (%d ends)."
+                  % (s_["p50"], s_["p99"], s_["max"], s_["n"]))
+        for name, r in sorted(self.usdt_results.items()):
+            for e in r["early"][:10]:
+                print("EARLY RELEASE (%s): port %d priority %d txq %d, "
+                      "%d ns before the end of a %s pause"
+                      % (name, e["port"], e["prio"], e["txq"],
+                         e["early_ns"], e["block"]))
+        p2 = self.results.get("pmd2")
+        if p2:
+            print("2 PMDs: PMD threads on CPUs %s; plain aggregate %.2f "
+                  "Mpps, per PMD %s; each PMD thread preempted %s times a "
+                  "second; their CPUs lost %s ms (steal, interrupts); sink "
+                  "queues with PFC: %s.  With as many PMD threads as CPUs, "
+                  "ovs-vswitchd's other threads, ovsdb-server, this script "
+                  "and the kernel run on the PMDs' CPUs: a FAIL with a "
+                  "PMD preempted 100 times a second or more, or one PMD "
+                  "forwarding under 90%% of the other's rate, is reported "
+                  "INCONCLUSIVE."
+                  % (",".join(map(str, p2["cores"])), p2["ref_mpps"],
+                     {c: round(v, 2) for c, v in
+                      p2["ref_pmd_mpps"].items()},
+                     ["%.0f" % x for x in p2["preempt_per_s"]],
+                     ["%.0f/%.0f" % x for x in p2["cpu_noise_ms"]],
+                     p2.get("show_queues")))
         cb = self.results.get("c/b")
         if cb:
             print("c windows: priority 3 went from not paused to paused %d "
@@ -1376,8 +1931,9 @@ class Bench:
         print("Plot: %s" % self.a.png)
         with open(self.a.json, "w") as f:
             json.dump({"results": self.results, "table": rows,
-                       "stalls": self.stalls,
-                       "samples": {str(k): v for k, v in self.raw.items()}},
+                       "stalls": self.stalls, "tsc_hz": self.hz,
+                       "usdt": self.usdt_results,
+                       "usdt_reason": self.usdt_reason},
                       f, indent=1,
                       default=str)
         print("Raw results: %s" % self.a.json)
@@ -1414,8 +1970,14 @@ def main():
     s = sub.add_parser("parse-show", help="parse pfc/show from stdin")
     s.set_defaults(func=cmd_parse_show)
 
-    s = sub.add_parser("parse-samples", help="parse pfc/samples from stdin")
-    s.set_defaults(func=cmd_parse_samples)
+    s = sub.add_parser("analyze-usdt",
+                       help="latency figures from a bpftrace trace (stdin)")
+    s.add_argument("--sends", required=True,
+                   help='JSON: {"sends": [...], "prio_tc": {port: [tc...]}}'
+                   " (see analyze_trace())")
+    s.add_argument("--hz", type=int,
+                   help="TSC frequency (default: fitted to the trace)")
+    s.set_defaults(func=cmd_analyze_usdt)
 
     s = sub.add_parser("run", help="run the benchmark")
     s.add_argument("--ovs", required=True, help="OVS build tree")
@@ -1424,6 +1986,12 @@ def main():
                    help="NETNS:IFACE of the sink's link partner")
     s.add_argument("--sink-if", required=True,
                    help="the veth the sink port reads (rx_iface)")
+    s.add_argument("--pcap", required=True,
+                   help="the traffic source's pcap (for the 2-PMD phase)")
+    s.add_argument("--config-h", required=True,
+                   help="config.h of the OVS build (HAVE_USDT_PROBES)")
+    s.add_argument("--pmd2-mask", default="0x3",
+                   help="pmd-cpu-mask of the 2-PMD phase, two CPUs")
     s.add_argument("--png", required=True)
     s.add_argument("--json", required=True)
     s.add_argument("--window", type=float, default=2.0)
@@ -1432,9 +2000,9 @@ def main():
     s.add_argument("--held-runs", type=int, default=4)
     s.add_argument("--refresh", type=float, default=0.001)
     s.add_argument("--toggles", type=int, default=1100)
-    s.add_argument("--timer-count", type=int, default=1030,
-                   help="timer-error samples wanted per pause length (the "
-                   "switch summarizes its last 1024)")
+    s.add_argument("--pause-count", type=int, default=1000,
+                   help="PFC frames sent per pause length for the late end "
+                   "of a pause")
     s.add_argument("--quanta", default="1@100M,10@100M,100@10G,1000@10G,"
                    "10000@10G,65535@10G",
                    help="pause lengths, QUANTA@LINK-SPEED: a pause must "
