@@ -903,7 +903,7 @@ static void
 pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
              const struct pfc_frame *frame, uint64_t now, uint64_t earliest)
 {
-    uint8_t enabled, started = 0;
+    uint8_t enabled, started = 0, xon = 0;
 
     rte_spinlock_lock(&port->lock);
     switch (kind) {
@@ -928,9 +928,13 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
         OVS_NOT_REACHED();
     }
     rte_spinlock_unlock(&port->lock);
+    for (int n = 0; kind == PFC_RX_PFC && n < PFC_N_PRIOS; n++) {
+        xon |= (frame->enable & (1u << n) && !frame->time[n]) << n;
+    }
     OVS_USDT_PROBE(netdev_dpdk_pfc, rx_frame, (int) (port - pfc_ports),
-                   (int) kind, frame->enable, started, now);
+                   (int) kind, frame->enable, xon, started, now);
     (void) started;
+    (void) xon;
 }
 
 /* Returns the TSC to pass to netdev_dpdk_pfc_rx() for the poll of rx queue

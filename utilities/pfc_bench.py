@@ -394,8 +394,8 @@ def usdt_status(config_h, vswitchd):
 # CLOCK_MONOTONIC time of the hit (bpftrace's nsecs, the clock of
 # time.monotonic_ns()).
 BPF_PROBES = {
-    "rx_frame": 'printf("R %d %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
-                'arg4, nsecs);',
+    "rx_frame": 'printf("R %d %d %d %d %d %lu %lu\\n", arg0, arg1, arg2, '
+                'arg3, arg4, arg5, nsecs);',
     "unpause": 'printf("U %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
                'nsecs);',
     "tx_frame": 'printf("T %d %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
@@ -403,7 +403,8 @@ BPF_PROBES = {
     "xoff_crossed": 'printf("X %d %d %lu %lu\\n", arg0, arg1, arg2, '
                     'nsecs);',
 }
-TRACE_FIELDS = {"R": ("port", "kind", "enable", "started", "tsc", "ns"),
+TRACE_FIELDS = {"R": ("port", "kind", "enable", "xon", "started", "tsc",
+                      "ns"),
                 "U": ("port", "txq", "tcs", "tsc", "ns"),
                 "T": ("port", "txq", "enable", "xoff", "tsc", "ns"),
                 "X": ("port", "prio", "tsc", "ns")}
@@ -560,8 +561,12 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000):
             s = None
             if i >= 0 and r["ns"] - lst[i]["t"] <= max_delay_ns:
                 s = lst[i]
+            if r.get("xon", 0) & (1 << prio):
+                # An XON ends the pause where it is read, whatever send
+                # it is matched with.
+                s = {"quanta": 0, "speed": 1, "block": "xon"}
             entry = [r["tsc"], s]
-            if s is not None:
+            if s is not None and s.get("t") is not None:
                 matched.setdefault(id(s), []).append(entry)
             sets.setdefault((r["port"], prio), []).append(entry)
     ambiguous = 0
@@ -569,7 +574,8 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000):
         if len(entries) > 1:
             ambiguous += len(entries)
             for e in entries:
-                e[1] = None
+                if e[1]["quanta"]:
+                    e[1] = None
     unmatched = sum(1 for v in sets.values() for e in v if e[1] is None)
     for v in sets.values():
         v.sort(key=lambda e: e[0])

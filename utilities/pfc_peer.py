@@ -63,6 +63,9 @@ DATA_TYPE = 0x88B5
 MAGIC = b"PFCT"
 DATA_HDR = struct.Struct("!4sBBHI")
 DEFAULT_VLAN = 10
+UDP_SRC_IP = "10.0.0.1"        # Data frames in IPv4/UDP (DataStream udp_sport).
+UDP_DST_IP = "10.0.0.2"
+UDP_DPORT = 5001
 QUANTUM_BITS = 512
 
 MAC_A = "02:00:00:00:0a:01"     # Host in namespace A.
@@ -288,10 +291,25 @@ class DataStream:
     """Pre-built data frames of one stream; frame(seq) patches the seq."""
 
     def __init__(self, stream, prio, src, dst, tagged=True, vlan=DEFAULT_VLAN,
-                 size=128, run=0):
+                 size=128, run=0, udp_sport=None):
         s = scapy()
         hdr = DATA_HDR.pack(MAGIC, stream, prio, run, 0)
-        if tagged:
+        if udp_sport is not None:
+            # IPv4/UDP, so that a kernel flow hash (PACKET_FANOUT_HASH of
+            # net_af_packet's queues) tells the streams apart by port.  The
+            # UDP checksum is 0 (none): the seq is patched in afterwards.
+            from scapy.layers.inet import IP, UDP
+            l3 = (IP(src=UDP_SRC_IP, dst=UDP_DST_IP)
+                  / UDP(sport=udp_sport, dport=UDP_DPORT, chksum=0)
+                  / s.Raw(hdr))
+            if tagged:
+                pkt = (s.Ether(dst=dst, src=src)
+                       / s.Dot1Q(prio=prio, vlan=vlan) / l3)
+                self.off = 18 + 28
+            else:
+                pkt = s.Ether(dst=dst, src=src) / l3
+                self.off = 14 + 28
+        elif tagged:
             pkt = (s.Ether(dst=dst, src=src)
                    / s.Dot1Q(prio=prio, vlan=vlan, type=DATA_TYPE)
                    / s.Raw(hdr))
@@ -361,6 +379,17 @@ def parse_frame(frame):
           and frame[off:off + 4] == MAGIC):
         _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, off)
         d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq)
+    elif (et == 0x0800 and len(frame) >= off + 20
+          and frame[off] >> 4 == 4 and frame[off + 9] == 17
+          and len(frame) >= off + (frame[off] & 0xF) * 4 + 8
+          + DATA_HDR.size
+          and frame[off + (frame[off] & 0xF) * 4 + 8:
+                    off + (frame[off] & 0xF) * 4 + 12] == MAGIC):
+        # A data frame in IPv4/UDP (DataStream with udp_sport).
+        l4 = off + (frame[off] & 0xF) * 4
+        _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, l4 + 8)
+        d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq,
+                 sport=struct.unpack_from("!H", frame, l4)[0])
     else:
         d["kind"] = "other"
     return d
@@ -553,13 +582,15 @@ class PauseState:
 
 def send_streams(port, streams, count, rate, size=128, src=MAC_A, dst=MAC_B,
                  start_seq=0, run=0, pause=None, stop=None, log=None,
-                 times=None):
+                 times=None, udp_sports=None):
     """Sends 'count' frames of each stream in 'streams' [(id, prio, tagged)],
     interleaved, at 'rate' frames/s in total.  If 'pause' is a PauseState,
     honours it per priority.  If 'count' is None, sends until 'stop' is set.
-    If 'times' is a dict, times[stream] gets the time of each send.
-    Returns {stream: frames sent}."""
-    ds = [DataStream(sid, prio, src, dst, tagged, size=size, run=run)
+    If 'times' is a dict, times[stream] gets the time of each send.  If
+    'udp_sports' is a dict {stream: UDP source port}, the frames are IPv4/UDP
+    from that port.  Returns {stream: frames sent}."""
+    ds = [DataStream(sid, prio, src, dst, tagged, size=size, run=run,
+                     udp_sport=(udp_sports or {}).get(sid))
           for sid, prio, tagged in streams]
     sent = {sid: 0 for sid, _, _ in streams}
     interval = 1.0 / rate if rate else 0.0
@@ -1014,6 +1045,137 @@ def sc_lossless(args):
     return lab.finish()
 
 
+def flow_report(seqs, n):
+    """(reorders, missing, duplicates) of 'seqs' against 0..n-1.  A reorder
+    is a frame whose seq is not above every seq before it."""
+    reorders, top = 0, -1
+    for x in seqs:
+        if x <= top:
+            reorders += 1
+        top = max(top, x)
+    got = set(seqs)
+    missing = sum(1 for x in range(n) if x not in got)
+    return reorders, missing, len(seqs) - len(got)
+
+
+def sc_multiflow(args):
+    """Many flows through a switch with several PMD threads and rx queues.
+    A sends --flows lossless flows of priority 3 and one lossy flow of
+    priority 0 (stream 100), each IPv4/UDP from its own source port so that
+    the ingress port's rx queues (a kernel flow hash) spread them, each frame
+    numbered per flow; A honours the switch's PFC frames.  Meanwhile B
+    pauses the switch's port B --cycles times: a cycle in --expire-every
+    ends by expiry of a single PFC frame of --pause-ms, the others by XON
+    after a refreshed 65535-quanta pause; every --long-every-th cycle lasts
+    --long-pause-ms.  At B, per flow: no reordering; for priority 3 none
+    missing, none twice.  Facts: what was sent and counted, for the caller
+    to compare with the switch's counters."""
+    lab = Lab(args, "multiflow")
+    ck = lab.ck
+    stop = threading.Event()
+    sent = {}
+    lossy = 100
+    flows = list(range(1, args.flows + 1))
+    streams = [(f, 3, True) for f in flows] + [(lossy, 0, True)]
+    sports = {f: 10000 + f for f in flows}
+    sports[lossy] = 10000 + lossy
+
+    def sender():
+        sent.update(send_streams(lab.a, streams, None, args.rate, src=MAC_A,
+                                 dst=MAC_B, run=lab.run_id,
+                                 size=args.size, pause=lab.pause_a,
+                                 stop=stop, udp_sports=sports))
+
+    # Warm the UDP builders up before timing anything.
+    DataStream(1, 3, MAC_A, MAC_B, udp_sport=1)
+    speed_b = lab.speed_b
+    n_pfc = {"xoff": 0, "xon": 0}
+    kinds = {"xon": 0, "expiry": 0}
+
+    def b_send(quanta):
+        lab.b.send(pfc_frame(0x08, quanta, src=MAC_B))
+        n_pfc["xon" if quanta == 0 else "xoff"] += 1
+
+    th = threading.Thread(target=sender, daemon=True)
+    th.start()
+    time.sleep(0.3)
+    for i in range(args.cycles):
+        long_ = args.long_every and (i + 1) % args.long_every == 0
+        ms = args.long_pause_ms if long_ else args.pause_ms
+        if args.expire_every and (i + 1) % args.expire_every == 0:
+            # One frame whose pause runs out on its own.
+            quanta = min(65535, max(1, int(ms / 1e3 * speed_b
+                                           / QUANTUM_BITS)))
+            b_send(quanta)
+            time.sleep(quanta_to_s(quanta, speed_b))
+            kinds["expiry"] += 1
+        else:
+            t_end = time.time() + ms / 1e3
+            b_send(65535)
+            while time.time() < t_end:
+                time.sleep(max(0.0, min(0.1, t_end - time.time())))
+                if time.time() < t_end:
+                    b_send(65535)
+            b_send(0)
+            kinds["xon"] += 1
+        time.sleep(args.resume_ms / 1e3)
+    stop.set()
+    th.join()
+    # Nothing may stay paused: a last XON, then wait for everything.
+    b_send(0)
+    total = sum(sent.values())
+    lab.log("A sent %d frames: %d per flow, %d p3 flows and 1 p0 flow, at "
+            "up to %d/s in all; B paused p3 %d times (%d ended by XON, %d "
+            "by expiry), sending %d XOFF and %d XON"
+            % (total, sent.get(1, 0), len(flows), args.rate, args.cycles,
+               kinds["xon"], kinds["expiry"], n_pfc["xoff"], n_pfc["xon"]))
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        if all(len(lab.rec_b.seqs(f)) >= sent[f] for f in flows):
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    per_flow = {}
+    tot_reorders = tot_missing_p3 = tot_dups = 0
+    for f in flows + [lossy]:
+        seqs = lab.rec_b.seqs(f)
+        r, m, d = flow_report(seqs, sent[f])
+        per_flow[f] = {"sent": sent[f], "got": len(seqs), "reorders": r,
+                       "missing": m, "duplicates": d}
+        lab.log("flow %3d (p%d, UDP sport %d): sent %d, got %d, %d "
+                "reordered, %d missing, %d duplicates"
+                % (f, 0 if f == lossy else 3, sports[f], sent[f], len(seqs),
+                   r, m, d))
+        tot_reorders += r
+        tot_dups += d
+        if f != lossy:
+            tot_missing_p3 += m
+            if r or m or d:
+                lab.log("flow %d: first differences: %s"
+                        % (f, seq_report(seqs, list(range(sent[f])))))
+    ck.ok(min(sent[f] for f in flows) >= 50, "A sent at least 50 frames "
+          "of each flow (%d to %d)" % (min(sent.values()),
+                                       max(sent.values())))
+    ck.ok(tot_reorders == 0, "no flow reordered at B (%d frames out of "
+          "order in all)" % tot_reorders)
+    ck.ok(tot_missing_p3 == 0, "no p3 frame lost (%d missing in all)"
+          % tot_missing_p3)
+    ck.ok(tot_dups == 0, "no frame twice (%d duplicates)" % tot_dups)
+    ck.ok(lab.pause_a.ignored == 0, "none of B's PFC frames reached A (%d "
+          "did)" % lab.pause_a.ignored)
+    ck.facts.update(
+        flows=len(flows), per_flow_sent=sent.get(1, 0), sent_total=total,
+        cycles=args.cycles, cycles_xon=kinds["xon"],
+        cycles_expiry=kinds["expiry"], b_xoff=n_pfc["xoff"],
+        b_xon=n_pfc["xon"], b_pfc=n_pfc["xoff"] + n_pfc["xon"],
+        xoff_rx_at_a=lab.pause_a.xoff_rx[3], xon_rx_at_a=lab.pause_a.xon_rx[3],
+        pfc_rx_at_a=lab.pause_a.xoff_rx[3] + lab.pause_a.xon_rx[3],
+        reorders=tot_reorders, missing_p3=tot_missing_p3,
+        lossy_got=per_flow[lossy]["got"], lossy_sent=sent[lossy],
+        per_flow={str(k): v for k, v in per_flow.items()})
+    return lab.finish()
+
+
 def sc_malformed(args):
     """Malformed MAC Control frames pause nothing and reach nobody; the
     acceptable variants (unpadded 34 octets, junk padding, nonzero reserved
@@ -1164,6 +1326,7 @@ def sc_loop(args):
 
 
 SCENARIOS = {
+    "multiflow": sc_multiflow,
     "pause": sc_pause, "timer": sc_timer, "xoff": sc_xoff,
     "lossless": sc_lossless, "malformed": sc_malformed,
     "consume": sc_consume, "loop": sc_loop,
@@ -1381,6 +1544,13 @@ def cmd_selftest(args):
     d = parse_frame(ds.frame(77))
     ck.ok(d["kind"] == "data" and d["seq"] == 77 and d["pcp"] == 3
           and d["stream"] == 3 and d["len"] == 128, "data frame %s" % d)
+    ds = DataStream(5, 3, MAC_A, MAC_B, udp_sport=10005)
+    d = parse_frame(ds.frame(123456))
+    ck.ok(d["kind"] == "data" and d["seq"] == 123456 and d["pcp"] == 3
+          and d["stream"] == 5 and d["sport"] == 10005 and d["len"] == 128
+          and d["type"] == 0x0800, "IPv4/UDP data frame %s" % d)
+    ck.ok(flow_report([0, 1, 3, 2, 4], 6) == (1, 1, 0),
+          "flow_report counts reorders and losses")
     ck.ok(abs(quanta_to_s(65535, parse_speed("10G")) - 3.355e-3) < 1e-6,
           "65535 quanta at 10G is 3.355 ms")
     f = macc_kind_frame("pfc@pfc@88a8:100,8100:10", MAC_C)
@@ -1523,6 +1693,13 @@ def main():
     s.add_argument("--pause-ms", type=int, default=300)
     s.add_argument("--resume-ms", type=int, default=200)
     s.add_argument("--facts", help="write facts for the caller as JSON")
+    s.add_argument("--flows", type=int, default=8,
+                   help="multiflow: lossless (p3) flows")
+    s.add_argument("--expire-every", type=int, default=0,
+                   help="multiflow: every Nth pause ends by expiry")
+    s.add_argument("--long-every", type=int, default=0,
+                   help="multiflow: every Nth pause lasts --long-pause-ms")
+    s.add_argument("--long-pause-ms", type=int, default=700)
     s.set_defaults(func=cmd_scenario)
 
     s = sub.add_parser("selftest", help="offline builder checks")

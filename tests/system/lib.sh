@@ -42,6 +42,9 @@ PFC_MAC_C=02:00:00:00:0c:01
 PFC_HUGEPAGES=${PFC_HUGEPAGES:-512}        # 2 MB pages wanted in total
 PFC_HUGEPAGES_FREE=${PFC_HUGEPAGES_FREE:-128}  # of which free for us
 PFC_PMD_MASK=${PFC_PMD_MASK:-0x2}
+# Appended to the devargs of dpdk-a and dpdk-b (pfc_bridge_setup), e.g.
+# ",qpairs=3" for three rx/tx queue pairs.
+PFC_DEVARGS=${PFC_DEVARGS:-}
 PFC_BG_PIDS=()
 PFC_TMP=
 PFC_OVS=
@@ -324,9 +327,10 @@ pfc_bridge_setup() {
     pfc_vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
         || return 1
     pfc_vsctl add-port br0 dpdk-a -- set Interface dpdk-a type=dpdk \
-        "options:dpdk-devargs=net_af_packet0,iface=$PFC_IF_A0" \
+        "options:dpdk-devargs=net_af_packet0,iface=$PFC_IF_A0$PFC_DEVARGS" \
         -- add-port br0 dpdk-b -- set Interface dpdk-b type=dpdk \
-        "options:dpdk-devargs=net_af_packet1,iface=$PFC_IF_B0" || return 1
+        "options:dpdk-devargs=net_af_packet1,iface=$PFC_IF_B0$PFC_DEVARGS" \
+        || return 1
     local p err
     for p in dpdk-a dpdk-b; do
         err=$(pfc_vsctl get Interface "$p" error 2>/dev/null)

@@ -27,7 +27,7 @@
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        not_forwarded reconfig_held remap_held hold_full tso_held
        copies_charged congestion xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
-       qos_changes_lossless)
+       qos_changes_lossless multicore_static multicore_xps multicore_hash)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
@@ -1115,6 +1115,173 @@ print(len({x[4] for x in json.load(open(sys.argv[1]))["data"]
         | head -10
     [ "$FAILS" -eq 0 ]
 }
+
+# Several PMD threads and rx queues.  multicore MODE: two PMD threads
+# (pmd-cpu-mask 0x3), dpdk-a and dpdk-b net_af_packet ports with Q queue
+# pairs, all Q rx queues polled (options:n_rxq=Q: net_af_packet puts every
+# queue's socket in one PACKET_FANOUT_HASH group whatever the number of rx
+# queues configured, so an unpolled queue would swallow the flows hashed to
+# it, PFC frames included).  MODE is
+#   static: Q=3, 3 tx queues >= 2 PMD threads + 1: a tx queue per thread;
+#   xps:    Q=2, 2 tx queues < 3: dynamic (XPS) tx queues;
+#   hash:   Q=2 and other_config:tx-steering=hash on dpdk-b.
+# A sends 12 lossless p3 flows and a lossy p0 flow, IPv4/UDP from distinct
+# source ports, so that the kernel's flow hash spreads them over dpdk-a's rx
+# queues and so over both PMD threads; A honours dpdk-a's PFC frames.  B
+# pauses p3 at dpdk-b 24 times (every third pause ends by expiry, the others
+# by XON; every eighth lasts 700 ms), so packets are held and released by
+# both threads many times.  pfc_peer.py's multiflow scenario checks at B
+# that no flow is reordered and no p3 frame lost; here the counters: no hold
+# drop, dpdk-b counted each PFC frame B sent (whichever rx queue read it),
+# A got each PFC frame dpdk-a sent, and nothing is left held or charged.
+# Only order, loss and counters are asserted, never timing.
+multicore() {
+    local mode=$1 q=2 facts out f cfg pmds p rx_a n
+    [ "$mode" = static ] && q=3
+    PFC_PMD_MASK=0x3
+    PFC_DEVARGS=",qpairs=$q"
+    n=$(nproc --all 2>/dev/null || echo 1)
+    if [ "$n" -lt 2 ]; then
+        pfc_log "FAIL: this test needs 2 CPUs for 2 PMD threads (has $n)"
+        return 1
+    fi
+    pfc_setup "$OVS" || return 1
+    facts=$PFC_TMP/multiflow.json
+    pfc_vsctl set Interface dpdk-a "options:n_rxq=$q" \
+        -- set Interface dpdk-b "options:n_rxq=$q" || return 1
+    if [ "$mode" = hash ]; then
+        pfc_vsctl set Interface dpdk-b other_config:tx-steering=hash \
+            || return 1
+    fi
+    pfc_iface_ok dpdk-a || return 1
+    pfc_iface_ok dpdk-b || return 1
+    # dpif/show: "dpdk-b 2/2: (dpdk: configured_rx_queues=2, ...)".
+    cfg_of() {          # cfg_of PORT KEY
+        pfc_appctl dpif/show | sed -n \
+            "s/^[[:space:]]*$1 [0-9]*\/[0-9]*: .*[(, ]$2=\([0-9]*\)[,)].*/\1/p"
+    }
+    for f in $(seq 50); do
+        [ "$(cfg_of dpdk-a configured_rx_queues)" = "$q" ] \
+            && [ "$(cfg_of dpdk-b configured_rx_queues)" = "$q" ] \
+            && [ "$(pfc_appctl dpif-netdev/pmd-rxq-show | grep -c 'port: dpdk-')" = $((2 * q)) ] \
+            && break
+        sleep 0.2
+    done
+    pfc_log "dpif/show:"
+    pfc_appctl dpif/show | grep -E 'dpdk-[ab]'
+    for p in dpdk-a dpdk-b; do
+        check "$p configured_rx_queues" "$(cfg_of $p configured_rx_queues)" \
+            -eq "$q"
+        check "$p configured_tx_queues" "$(cfg_of $p configured_tx_queues)" \
+            -eq "$q"
+    done
+    # dpif-netdev wants a tx queue per PMD thread plus one (the main
+    # thread's): requested_tx_queues 3.  Fewer configured: XPS (or hash).
+    check "dpdk-b requested_tx_queues (2 PMD threads + 1)" \
+        "$(cfg_of dpdk-b requested_tx_queues)" -eq 3
+    case $mode in
+    static) pfc_log "tx queue mode of dpdk-b: static (configured" \
+                "$(cfg_of dpdk-b configured_tx_queues) >= requested 3)" ;;
+    xps)    pfc_log "tx queue mode of dpdk-b: XPS (configured" \
+                "$(cfg_of dpdk-b configured_tx_queues) < requested 3, no" \
+                "tx-steering=hash)"
+            run_or_fail "log: no tx steering 'hash' set" bash -c \
+                "! grep -q \"dpdk-b: Tx packet steering mode has been set to 'hash'\" '$PFC_TMP/ovs-vswitchd.log'" ;;
+    hash)   run_or_fail "log: dpdk-b tx steering mode 'hash'" grep -q \
+                "dpdk-b: Tx packet steering mode has been set to 'hash'" \
+                "$PFC_TMP/ovs-vswitchd.log"
+            grep "Tx packet steering mode" "$PFC_TMP/ovs-vswitchd.log" ;;
+    esac
+
+    # The rx queues, spread over the two PMD threads (cores 0 and 1).
+    out=$(pfc_appctl dpif-netdev/pmd-rxq-show)
+    pfc_log "pmd-rxq-show:"
+    pfc_log "$out"
+    pmds=$(awk '/^pmd thread/ { print }' <<<"$out" | grep -c .)
+    check "PMD threads" "$pmds" -eq 2
+    check "rx queues of dpdk-a and dpdk-b polled" \
+        "$(grep -c 'port: dpdk-[ab] .*queue-id: .*(enabled)' <<<"$out")" \
+        -eq $((2 * q))
+    check "PMD threads polling rx queues of dpdk-a" \
+        "$(awk '/^pmd thread/ { core = $NF } /port: dpdk-a / { c[core] = 1 }
+                END { print length(c) }' <<<"$out")" -eq 2
+    check "PMD threads polling rx queues of dpdk-b" \
+        "$(awk '/^pmd thread/ { core = $NF } /port: dpdk-b / { c[core] = 1 }
+                END { print length(c) }' <<<"$out")" -eq 2
+
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=4000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    out=$(pfc_show dpdk-b)
+    pfc_log "$(grep 'queues:' <<<"$out")"
+    run_or_fail "pfc/show dpdk-b: $q rx, $q tx queues" \
+        grep -q "queues: $q rx, $q tx " <<<"$out"
+    pfc_appctl dpif-netdev/pmd-stats-clear >/dev/null
+
+    run_or_fail "multiflow scenario" pfc_scenario multiflow --speed-a 1G \
+        --speed-b 10M --rate 1300 --flows 12 --cycles 24 --pause-ms 150 \
+        --resume-ms 100 --expire-every 3 --long-every 8 \
+        --long-pause-ms 700 --facts "$facts"
+    fact() {
+        "$PFC_PY" -c 'import json, sys
+print(json.load(open(sys.argv[1])).get(sys.argv[2], "absent"))' \
+            "$facts" "$1" 2>/dev/null || echo absent
+    }
+
+    # Both PMD threads forwarded A's frames.
+    out=$(pfc_appctl dpif-netdev/pmd-stats-show)
+    pfc_log "pmd-stats-show (packets received, per thread):"
+    awk '/thread/ { t = $0 } /packets received:/ { print t, $0 }' \
+        <<<"$out"
+    rx_a=$(awk '/thread/ { pmd = /^pmd thread/ }
+                pmd && /packets received:/ && $3 > 0 { n++ }
+                END { print n + 0 }' <<<"$out")
+    check "PMD threads that received packets" "$rx_a" -eq 2
+
+    pfc_show
+    pfc_stats_refresh
+    out=$(pfc_show)
+    check "pfc/show priority rows (2 ports x 8)" \
+        "$(grep -cE '^  p[0-7] ' <<<"$out")" -eq 16
+    check "dpdk-b held p3 packets at the end" "$(held_p3)" -eq 0
+    check "dpdk-a ingress charge of p3 at the end (packets)" \
+        "$(pfc_show dpdk-a | awk '$1 == "p3" { print $8 }')" -eq 0
+    run_or_fail "dpdk-a asserts no XOFF at the end" test \
+        "$(pfc_show dpdk-a | awk '$1 == "p3" { print $9 }')" = no
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "dpdk-b pfc_rx_frames_p3 = PFC frames B sent ($(fact b_pfc))" \
+        "$(pfc_stat dpdk-b pfc_rx_frames_p3)" -eq "$(fact b_pfc)"
+    n=$(fact cycles)
+    check "dpdk-b pfc_pause_transitions_p3 (of $n pauses) at least" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -ge $((n / 2))
+    check "dpdk-b pfc_pause_transitions_p3 (of $n pauses) at most" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -le "$n"
+    check "dpdk-a pfc_tx_frames_p3 (XOFF triggered)" \
+        "$(pfc_stat dpdk-a pfc_tx_frames_p3)" -ge 2
+    check "dpdk-a pfc_tx_frames_p3 = PFC frames A received ($(fact \
+xoff_rx_at_a) XOFF + $(fact xon_rx_at_a) XON)" \
+        "$(pfc_stat dpdk-a pfc_tx_frames_p3)" -eq "$(fact pfc_rx_at_a)"
+    check "XON frames A received" "$(fact xon_rx_at_a)" -ge 1
+    for p in 0 1 2 4 5 6 7; do
+        check "dpdk-a pfc_tx_frames_p$p" \
+            "$(pfc_stat dpdk-a pfc_tx_frames_p$p)" -eq 0
+    done
+    check "dpdk-b pfc_hold_drops_p0" "$(pfc_stat dpdk-b pfc_hold_drops_p0)" \
+        -eq 0
+    pfc_log "lossy p0: B got $(fact lossy_got) of $(fact lossy_sent);" \
+        "dpdk-b tx_dropped $(pfc_stat dpdk-b tx_dropped)," \
+        "dpdk-a rx_dropped $(pfc_stat dpdk-a rx_dropped)"
+    pfc_log "summary: $(fact flows) p3 flows + 1 p0 flow, $(fact \
+per_flow_sent) frames per flow, $(fact cycles) pauses ($(fact cycles_xon)\
+ XON, $(fact cycles_expiry) expiry), reorders $(fact reorders), p3 losses\
+ $(fact missing_p3)"
+    [ "$FAILS" -eq 0 ]
+}
+
+test_multicore_static() { multicore static; }
+test_multicore_xps() { multicore xps; }
+test_multicore_hash() { multicore hash; }
 
 usage() {
     echo "usage: $0 OVS_BUILD_TREE [TEST...]"
