@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs, with apt, every Debian 12 package needed to build Open vSwitch with
-# PFC, run its tests and run the demo.  Needs root.
+# PFC, run its tests (python3-pytest and python3-netaddr: upstream's Python
+# unit tests in "make check-upstream") and run the demo.  Needs root.
 set -e
 if [ "$(id -u)" != 0 ]; then
     echo "$0: must run as root (apt-get install)" >&2
@@ -13,4 +14,5 @@ apt-get install -y -q --no-install-recommends \
     openvswitch-source libdpdk-dev dpdk \
     libssl-dev libcap-ng-dev libnuma-dev libpcap-dev \
     python3 python3-scapy tshark tcpdump iproute2 procps kmod \
-    debhelper dpkg-dev lintian libunbound-dev util-linux python3-matplotlib
+    debhelper dpkg-dev lintian libunbound-dev util-linux python3-matplotlib \
+    python3-pytest python3-netaddr
