@@ -351,7 +351,8 @@ echo "$version_out" | grep -q '(Open vSwitch) 3\.1\.0$' ||
     fail "ovs-vswitchd --version does not say Open vSwitch 3.1.0"
 echo "$version_out" | grep -q '^DPDK ' ||
     fail "ovs-vswitchd --version does not show DPDK"
-[ -f /usr/share/doc/$PKG/README.Debian ] || fail "README.Debian missing"
+[ -f /usr/share/doc/$PKG/README.Debian.gz ] ||
+    [ -f /usr/share/doc/$PKG/README.Debian ] || fail "README.Debian missing"
 [ -f /usr/share/doc/$PKG/pfc.rst.gz ] || [ -f /usr/share/doc/$PKG/pfc.rst ] ||
     fail "pfc.rst missing"
 [ -f /usr/share/man/man8/ovs-vswitchd-dpdk-pfc.8.gz ] ||
