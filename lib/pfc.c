@@ -659,9 +659,9 @@ pfc_tx_ring_bound(uint32_t max_frame)
     return MAX(1, PFC_RESPONSE_BOUND_BITS / per_desc);
 }
 
-/* Returns the tx ring size, in descriptors, for a PFC port (issue
- * "headroom": PFC ports get a tx ring sized to stay within the response bound
- * where the driver allows it):
+/* Returns the tx ring size, in descriptors, for a PFC port (PFC ports get a
+ * tx ring sized to stay within the response bound where the driver allows
+ * it):
  *
  *   - 'tx_ring_size' PFC_TX_RING_INTERFACE: 'interface_size', the Interface's
  *     n_txq_desc, untouched, as without PFC.

@@ -338,8 +338,8 @@ struct pfc_config {
     uint64_t xoff_threshold;    /* xoff-threshold, bytes per (ingress port,
                                  * priority), 64..2^32-1, or 0 if not set:
                                  * then XOFF and XON are derived in packets
-                                 * from the headroom (pfc_derive_thresholds,
-                                 * issue "headroom"). */
+                                 * from the headroom
+                                 * (pfc_derive_thresholds()). */
     uint64_t xon_threshold;     /* xon-threshold, bytes, 0..xoff_threshold-1.
                                  * Default: xoff_threshold / 2.  Only with
                                  * xoff-threshold. */

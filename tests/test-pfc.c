@@ -581,8 +581,7 @@ test_derive(void)
 
 }
 
-/* The tx ring of a PFC port and its worst-case response (issue "headroom",
- * seed 000 4.6). */
+/* The tx ring of a PFC port and its worst-case response (seed 000 4.6). */
 static void
 test_ring(void)
 {
