@@ -6,7 +6,7 @@
 #                   figure next to its target, plus pfc-bench.png (per-
 #                   priority throughput through a pause/resume cycle) and
 #                   pfc-bench.json in the build directory.  Needs root,
-#                   hugepages and python3-matplotlib; takes about 5 minutes.
+#                   hugepages and python3-matplotlib; takes about 11 minutes.
 #                   The latency figures need a build configured with
 #                   OVS_CONFIGURE_FLAGS=--enable-usdt-probes and bpftrace;
 #                   without them those rows say "not measured".

@@ -74,7 +74,7 @@ struct pfc_port {
                                          * link-speed gave it, it is
                                          * PFC_FALLBACK_LINK_SPEED, until
                                          * the link comes up
-                                         * (netdev_dpdk_pfc_reconfigured()).
+                                         * (netdev_dpdk_pfc_bind()).
                                          */
     uint64_t poll_cap;                  /* [L] PFC_POLL_CAP_MS, TSC cycles. */
     uint64_t adopt;                     /* [L] PFC_ADOPT_MS, TSC cycles. */
@@ -86,6 +86,9 @@ struct pfc_port {
                                          * change (pfc_port_publish()), so
                                          * that transmit threads can cache
                                          * what they derive from them. */
+    atomic_uint64_t pause_read;         /* TSC at which the PFC frame that
+                                         * last changed until[] was read:
+                                         * for the USDT probe "paused". */
     atomic_uint32_t n_rxq;              /* Rx queues of the port. */
     atomic_uint64_t rxq_polled[RTE_MAX_QUEUES_PER_PORT];
                                         /* Per rx queue: TSC at the start of
@@ -100,11 +103,38 @@ struct pfc_port {
      * the link partner. */
     atomic_uint64_t occ_bytes[PFC_N_PRIOS];     /* Bytes. */
     atomic_uint64_t occ_pkts[PFC_N_PRIOS];      /* Packets. */
-    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, for the */
-    atomic_uint64_t xoff_pkts_pub;      /* USDT probe pfc:xoff_crossed. */
+    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, and the */
+    atomic_uint64_t xoff_pkts_pub;      /* TSC at which the occupancy last */
+    atomic_uint64_t xoff_crossed[PFC_N_PRIOS];  /* reached them, for the
+                                                 * USDT probe "tx_frame"
+                                                 * (only with
+                                                 * HAVE_USDT_PROBES). */
     struct pfc_xoff xoff;               /* [L] */
 
     struct pfc_counters counters;       /* [L] */
+
+    /* PFC watchdog (lib/pfc.h): storms of PFC frames received on this
+     * port.  Checked at most every PFC_WD_CHECK_US by a thread that flushes
+     * the port (pfc_wd_check()). */
+    struct pfc_wd wd;                   /* [L] */
+    struct pfc_wd_params wd_params;     /* [L] From the QoS in force. */
+    atomic_uint64_t wd_next_check;      /* TSC of the next check. */
+    atomic_uint8_t wd_ignored;          /* pfc_wd_ignored() and */
+    atomic_uint8_t wd_dropped;          /* pfc_wd_dropped(), published for
+                                         * lock-free reads; a change bumps
+                                         * pause_gen. */
+    atomic_uint8_t wd_stormed;          /* wd.stormed, published: while
+                                         * nonzero the port is flushed, and
+                                         * so checked, every iteration. */
+    atomic_uint8_t default_prio;        /* default-priority in force. */
+    atomic_uint64_t wd_tx_dropped[PFC_N_PRIOS];   /* Packets of a stormed
+                                                   * priority dropped at
+                                                   * this egress (drop). */
+    atomic_uint64_t wd_tx_forwarded[PFC_N_PRIOS]; /* Sent during a storm
+                                                   * (forward). */
+    atomic_uint64_t wd_rx_dropped[PFC_N_PRIOS];   /* Received on this port
+                                                   * during its storm and
+                                                   * dropped (drop). */
 };
 
 extern struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
@@ -125,6 +155,8 @@ struct pfc_txq {
     uint8_t blocked;                /* Traffic classes, one bit each. */
     uint64_t blocked_gen;           /* port->pause_gen. */
     uint64_t blocked_until;         /* TSC cycles. */
+    uint8_t wd_ignored;             /* port->wd_ignored and wd_dropped, */
+    uint8_t wd_dropped;             /* cached with 'blocked'. */
 
     atomic_uint64_t serviced;       /* TSC of the last time a thread serviced
                                      * this queue, for PFC_ADOPT_MS. */

@@ -56,13 +56,16 @@ add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
 
 /* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
  * pfc_rx_frames_pN, pfc_tx_frames_pN, pfc_pause_transitions_pN,
- * pfc_hold_drops_pN, pfc_rx_ignored_pN (N = 0..7), pfc_rx_invalid_frames,
- * pfc_rx_pause_ignored
- * and pfc_rx_unsupported_frames. */
+ * pfc_hold_drops_pN, pfc_rx_ignored_pN, and the watchdog's
+ * pfc_wd_storms_detected_pN, pfc_wd_storms_restored_pN, pfc_wd_tx_dropped_pN,
+ * pfc_wd_tx_forwarded_pN and pfc_wd_rx_dropped_pN (N = 0..7), then
+ * pfc_rx_invalid_frames, pfc_rx_pause_ignored and
+ * pfc_rx_unsupported_frames. */
 void
 netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
                                  struct netdev_custom_stats *stats)
 {
+    uint64_t detected[PFC_N_PRIOS], restored[PFC_N_PRIOS];
     struct pfc_counters c;
     struct pfc_port *port;
     bool active;
@@ -81,10 +84,12 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     if (port->conf) {
         pfc_add_live_drops(port->conf, &c);
     }
+    memcpy(detected, port->wd.storms_detected, sizeof detected);
+    memcpy(restored, port->wd.storms_restored, sizeof restored);
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 5 * PFC_N_PRIOS + 3;
+    stats->size += 10 * PFC_N_PRIOS + 3;
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -100,6 +105,22 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
         add_stat(stats, &n, name, c.hold_drops[p]);
         snprintf(name, sizeof name, "pfc_rx_ignored_p%d", p);
         add_stat(stats, &n, name, c.rx_ignored[p]);
+
+        uint64_t v;
+
+        snprintf(name, sizeof name, "pfc_wd_storms_detected_p%d", p);
+        add_stat(stats, &n, name, detected[p]);
+        snprintf(name, sizeof name, "pfc_wd_storms_restored_p%d", p);
+        add_stat(stats, &n, name, restored[p]);
+        snprintf(name, sizeof name, "pfc_wd_tx_dropped_p%d", p);
+        atomic_read_relaxed(&port->wd_tx_dropped[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_wd_tx_forwarded_p%d", p);
+        atomic_read_relaxed(&port->wd_tx_forwarded[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
+        atomic_read_relaxed(&port->wd_rx_dropped[p], &v);
+        add_stat(stats, &n, name, v);
     }
     add_stat(stats, &n, "pfc_rx_invalid_frames", c.rx_invalid);
     add_stat(stats, &n, "pfc_rx_pause_ignored", c.rx_pause_ignored);
@@ -123,6 +144,9 @@ struct pfc_show_snap {
                                          * and... */
     uint64_t occ_pkts[PFC_N_PRIOS];     /* ...packets, per priority. */
     uint64_t tx_full;                   /* Live tx-full holds. */
+    uint64_t wd_tx_dropped[PFC_N_PRIOS];    /* Watchdog counters. */
+    uint64_t wd_tx_forwarded[PFC_N_PRIOS];
+    uint64_t wd_rx_dropped[PFC_N_PRIOS];
     int n_txq;                          /* Tx queues of the QoS object. */
     uint32_t n_rxq;                     /* Rx queues of the port. */
     uint64_t now;                       /* TSC when copied. */
@@ -161,6 +185,12 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         atomic_read_relaxed(&port->occ_bytes[n], &snap->occ_bytes[n]);
         atomic_read_relaxed(&port->occ_pkts[n], &snap->occ_pkts[n]);
+        atomic_read_relaxed(&port->wd_tx_dropped[n],
+                            &snap->wd_tx_dropped[n]);
+        atomic_read_relaxed(&port->wd_tx_forwarded[n],
+                            &snap->wd_tx_forwarded[n]);
+        atomic_read_relaxed(&port->wd_rx_dropped[n],
+                            &snap->wd_rx_dropped[n]);
     }
     snap->n_txq = pfc->n_txq;
     atomic_read_relaxed(&port->n_rxq, &snap->n_rxq);
@@ -265,6 +295,29 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       c->rx_frames[n], c->tx_frames[n], c->transitions[n],
                       pfc_ticks_to_ns(&port->tb, total) / 1000,
                       c->hold_drops[n], c->rx_ignored[n]);
+    }
+
+    /* PFC watchdog: one line per priority in pfc-enable. */
+    const struct pfc_wd *wd = &port->wd;
+
+    if (!cfg->wd_detect_ms) {
+        ds_put_cstr(ds, "  watchdog: off (watchdog-detection-time=0)\n");
+    } else {
+        ds_put_format(ds, "  watchdog: detection-time %"PRIu32" ms, "
+                      "restoration-time %"PRIu32" ms, action %s\n",
+                      cfg->wd_detect_ms, cfg->wd_restore_ms,
+                      pfc_wd_action_name(cfg->wd_action));
+    }
+    for (uint32_t en = cfg->enabled | wd->stormed; en; en &= en - 1) {
+        int n = raw_ctz(en);
+
+        ds_put_format(ds, "  watchdog p%d: %s, storms detected %"PRIu64
+                      ", restored %"PRIu64", tx dropped %"PRIu64
+                      ", tx forwarded %"PRIu64", rx dropped %"PRIu64"\n",
+                      n, wd->stormed & (1u << n) ? "stormed" : "operational",
+                      wd->storms_detected[n], wd->storms_restored[n],
+                      snap->wd_tx_dropped[n], snap->wd_tx_forwarded[n],
+                      snap->wd_rx_dropped[n]);
     }
 }
 

@@ -120,6 +120,11 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * many ms is flushed by another thread (see the opening comment). */
 #define PFC_ADOPT_MS 1
 
+/* The PFC watchdog of a port is checked at most this often, in ms, by a
+ * thread that flushes the port (pfc_wd_check()): a storm is detected within
+ * watchdog-detection-time plus this plus one PMD iteration. */
+#define PFC_WD_CHECK_MS 1
+
 /* Adds 'n' to 'counter', which only the holder of the lock of its tx queue
  * writes: a plain load and store, no locked instruction, for the transmit
  * path. */
@@ -141,6 +146,27 @@ pfc_port_bump_gen(struct pfc_port *port)
 
     atomic_read_relaxed(&port->pause_gen, &gen);
     atomic_store_explicit(&port->pause_gen, gen + 1, memory_order_release);
+}
+
+/* Publishes what the watchdog of 'port' does (pfc_wd_ignored(),
+ * pfc_wd_dropped()) for lock-free readers, and makes transmit threads
+ * evaluate their pauses again if that changed.  The caller holds
+ * port->lock. */
+static void
+pfc_wd_publish(struct pfc_port *port)
+{
+    uint8_t ignored = pfc_wd_ignored(&port->wd, &port->wd_params);
+    uint8_t dropped = pfc_wd_dropped(&port->wd, &port->wd_params);
+    uint8_t old_ignored, old_dropped;
+
+    atomic_read_relaxed(&port->wd_ignored, &old_ignored);
+    atomic_read_relaxed(&port->wd_dropped, &old_dropped);
+    atomic_store_relaxed(&port->wd_stormed, port->wd.stormed);
+    if (ignored != old_ignored || dropped != old_dropped) {
+        atomic_store_relaxed(&port->wd_ignored, ignored);
+        atomic_store_relaxed(&port->wd_dropped, dropped);
+        pfc_port_bump_gen(port);
+    }
 }
 
 struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
@@ -277,9 +303,9 @@ pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
  * offloaded flows would bypass the traffic class queues), the driver
  * refuses to pass MAC Control frames, or the headroom does not fit.  The
  * reason is kept for pfc/show. */
-int
-netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
-                     const struct netdev_dpdk_pfc_port_info *info)
+static int
+pfc_bind__(struct netdev_dpdk_pfc *pfc,
+           const struct netdev_dpdk_pfc_port_info *info)
 {
     struct pfc_ring_limits ring_lim;
     struct pfc_port_limits limits;
@@ -364,6 +390,12 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
             atomic_store_relaxed(&port->until[n], 0);
         }
         atomic_store_relaxed(&port->max_until, 0);
+        pfc_wd_init(&port->wd);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            atomic_store_relaxed(&port->wd_tx_dropped[n], 0);
+            atomic_store_relaxed(&port->wd_tx_forwarded[n], 0);
+            atomic_store_relaxed(&port->wd_rx_dropped[n], 0);
+        }
         pfc_port_bump_gen(port);
     }
     ovs_strlcpy(port->name, info->name, sizeof port->name);
@@ -384,6 +416,14 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
                          MIN(MAX(info->n_rxq, 1), RTE_MAX_QUEUES_PER_PORT));
     port->tb.link_speed = limits.link_speed;
     port->speed_from_link = from_link;
+    if (!port->conf) {
+        /* PFC applied anew: no storm carries over from an earlier QoS. */
+        port->wd.stormed = 0;
+        port->wd.detecting = 0;
+    }
+    pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
+    atomic_store_relaxed(&port->default_prio, pfc->cfg.default_priority);
+    pfc_wd_publish(port);
     pfc->thr = thr;
     pfc->xparams = (struct pfc_xoff_params) {
         .enabled = pfc->cfg.enabled,
@@ -403,30 +443,38 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     return 0;
 }
 
-/* Derives the thresholds of 'pfc', bound to the port that 'info' describes,
- * again (netdev_dpdk_pfc_bind()) after netdev-dpdk reconfigured that port, or
- * saw its link come up: its MTU, mempool, tx ring or link speed may have
- * changed since.  A port whose link was down when the QoS was applied
- * assumed PFC_FALLBACK_LINK_SPEED, which is wrong for any other speed: pause
- * quanta and headroom are in bit times.  A
- * transaction that sets a Port's qos and its Interface's mtu_request
- * together, for example, binds the QoS before the new MTU takes effect, and
- * headroom for 1522-byte frames is far short of what 9000-byte frames need.
- * If the headroom no longer fits, the thresholds in force are kept, and the
- * reason is logged and shown in pfc/show. */
-void
-netdev_dpdk_pfc_reconfigured(struct netdev_dpdk_pfc *pfc,
-                             const struct netdev_dpdk_pfc_port_info *info)
+/* Binds 'pfc' to the port that 'info' describes (pfc_bind__()): a QoS
+ * object just created, or one bound already, whose thresholds are derived
+ * again after netdev-dpdk reconfigured the port or saw its link come up: its
+ * MTU, mempool, tx ring or link speed may have changed since.  A port whose
+ * link was down when the QoS was applied assumed PFC_FALLBACK_LINK_SPEED,
+ * which is wrong for any other speed: pause quanta and headroom are in bit
+ * times.  A transaction that sets a Port's qos and its Interface's
+ * mtu_request together, for example, binds the QoS before the new MTU takes
+ * effect, and headroom for 1522-byte frames is far short of what 9000-byte
+ * frames need.  If the headroom no longer fits, the thresholds in force are
+ * kept, and the reason is logged and shown in pfc/show.
+ *
+ * Returns 0, or EINVAL as pfc_bind__(). */
+int
+netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
+                     const struct netdev_dpdk_pfc_port_info *info)
 {
     struct pfc_thresholds old = pfc->thr;
+    bool bound = pfc->port != NULL;
+    int error;
 
-    if (!pfc->port || netdev_dpdk_pfc_bind(pfc, info)) {
-        return;
+    if (pfc->retiring) {
+        /* Being removed: keeps what it has until it is flushed. */
+        return 0;
     }
-    if (old.xoff_bytes != pfc->thr.xoff_bytes
-        || old.xon_bytes != pfc->thr.xon_bytes
-        || old.xoff_pkts != pfc->thr.xoff_pkts
-        || old.xon_pkts != pfc->thr.xon_pkts) {
+    error = pfc_bind__(pfc, info);
+
+    if (!error && bound
+        && (old.xoff_bytes != pfc->thr.xoff_bytes
+            || old.xon_bytes != pfc->thr.xon_bytes
+            || old.xoff_pkts != pfc->thr.xoff_pkts
+            || old.xon_pkts != pfc->thr.xon_pkts)) {
         const struct pfc_thresholds *t = &pfc->thr;
 
         VLOG_INFO("%s: PFC thresholds derived again for MTU %"PRIu32" at "
@@ -437,6 +485,7 @@ netdev_dpdk_pfc_reconfigured(struct netdev_dpdk_pfc *pfc,
                   t->derived ? t->xon_pkts : t->xon_bytes,
                   t->derived ? "packets" : "bytes");
     }
+    return error;
 }
 
 /* Returns the tx ring size, in descriptors, for DPDK port 'port_id' with QoS
@@ -881,13 +930,19 @@ netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *pfc,
     return 0;
 }
 
-/* Copies the pause timers of 'port' to the atomics that transmit threads
- * read.  The caller holds port->lock. */
+/* Copies the pause timers of 'port', changed by a PFC frame read at TSC
+ * 'now', to the atomics that transmit threads read.  The caller holds
+ * port->lock. */
 static void
-pfc_port_publish(struct pfc_port *port)
+pfc_port_publish(struct pfc_port *port, uint64_t now)
 {
     uint64_t max = 0;
 
+#ifdef HAVE_USDT_PROBES
+    atomic_store_relaxed(&port->pause_read, now);   /* Probe "paused". */
+#else
+    (void) now;
+#endif
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         atomic_store_relaxed(&port->until[n], port->pause.until[n]);
         max = MAX(max, port->pause.until[n]);
@@ -912,7 +967,8 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
         enabled = port->conf ? port->conf->cfg.enabled : 0;
         started = pfc_receive(&port->pause, &port->counters, frame, enabled,
                               &port->tb, now, earliest);
-        pfc_port_publish(port);
+        pfc_wd_frame(&port->wd, frame, enabled, started, now);
+        pfc_port_publish(port, now);
         break;
     case PFC_RX_PAUSE:
         port->counters.rx_pause_ignored++;
@@ -931,8 +987,15 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
     for (int n = 0; kind == PFC_RX_PFC && n < PFC_N_PRIOS; n++) {
         xon |= (frame->enable & (1u << n) && !frame->time[n]) << n;
     }
+    /* Vectors: the frame's priority_enable_vector, the priorities it
+     * resumes (time 0: XON) << 8, those it paused that were not paused
+     * << 16.  The last argument is when the pause timers it set were in
+     * force for every transmit decision.  (At most 6 arguments: bpftrace
+     * reads no more on x86_64.) */
     OVS_USDT_PROBE(netdev_dpdk_pfc, rx_frame, (int) (port - pfc_ports),
-                   (int) kind, frame->enable, xon, started, now);
+                   (int) kind,
+                   (uint32_t) frame->enable | xon << 8 | started << 16, now,
+                   rte_get_tsc_cycles());
     (void) started;
     (void) xon;
 }
@@ -961,6 +1024,27 @@ netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
     return polled < max ? rte_get_tsc_cycles() : 0;
 }
 
+/* During a storm of PFC frames received on 'port' whose watchdog action is
+ * "drop": frees 'm', received on 'port', and returns true if its priority is
+ * in 'dropped' (the stormed priorities); counts it in wd_rx_dropped. */
+static bool
+pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, uint8_t dropped)
+{
+    uint64_t orig;
+    uint8_t def;
+    int prio;
+
+    atomic_read_relaxed(&port->default_prio, &def);
+    prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
+                               rte_pktmbuf_data_len(m), def);
+    if (!((dropped >> prio) & 1)) {
+        return false;
+    }
+    atomic_add_relaxed(&port->wd_rx_dropped[prio], 1, &orig);
+    rte_pktmbuf_free(m);
+    return true;
+}
+
 /* Consumes the MAC Control frames among the 'cnt' packets (possibly 0) just
  * read in 'pkts' from rx queue 'qid' of DPDK port 'port_id', if the port has
  * QoS type pfc: valid PFC frames set the pause timers, every MAC Control
@@ -975,6 +1059,7 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
 {
     struct pfc_port *port;
     uint64_t earliest = 0;
+    uint8_t wd_dropped;
     bool active;
     int kept = 0;
 
@@ -987,6 +1072,7 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
         return cnt;
     }
 
+    atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
         struct pfc_frame frame;
@@ -994,6 +1080,10 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
 
         if (OVS_LIKELY(!pfc_maybe_mac_control(rte_pktmbuf_mtod(m, void *),
                                               rte_pktmbuf_data_len(m)))) {
+            if (OVS_UNLIKELY(wd_dropped)
+                && pfc_wd_rx_drop(port, m, wd_dropped)) {
+                continue;
+            }
             pkts[kept++] = m;
             continue;
         }
@@ -1064,14 +1154,43 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     }
     paused = pfc_paused_prios(until, pfc->cfg.enabled, now, polled,
                               port->poll_cap, &valid);
+    /* A stormed priority whose pauses the watchdog ignores. */
+    atomic_read_relaxed(&port->wd_ignored, &t->wd_ignored);
+    atomic_read_relaxed(&port->wd_dropped, &t->wd_dropped);
+    paused &= ~t->wd_ignored;
     blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
-    if (t->blocked & ~blocked & t->nonempty) {
-        OVS_USDT_PROBE(netdev_dpdk_pfc, unpause, (int) (port - pfc_ports),
-                       (int) (t - pfc->txq), t->blocked & ~blocked, now);
+#ifdef HAVE_USDT_PROBES
+    if (blocked & ~t->blocked) {
+        uint64_t read;
+
+        /* First decision on this tx queue that honours a new pause, and the
+         * TSC at which the frame that set it was read. */
+        atomic_read_relaxed(&port->pause_read, &read);
+        OVS_USDT_PROBE(netdev_dpdk_pfc, paused, (int) (port - pfc_ports),
+                       (int) (t - pfc->txq), blocked & ~t->blocked, read,
+                       now);
     }
+    if (t->blocked & ~blocked & t->nonempty) {
+        uint8_t tcs = t->blocked & ~blocked;
+        uint64_t ended = 0;
+
+        /* Held packets of 'tcs' may leave: their pauses ended at the
+         * latest until[] of their priorities (expiry, or the read of an
+         * XON). */
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (tcs & (1u << pfc->cfg.prio_to_tc[n])) {
+                ended = MAX(ended, until[n]);
+            }
+        }
+        OVS_USDT_PROBE(netdev_dpdk_pfc, unpause, (int) (port - pfc_ports),
+                       (int) (t - pfc->txq), tcs, ended, now);
+    }
+#endif
     t->blocked = blocked;
     t->blocked_gen = gen;
-    t->blocked_until = valid;
+    /* During a storm, the transmit path looks at every packet's priority
+     * (pfc_send__()): no fast path. */
+    t->blocked_until = t->wd_ignored ? MIN(valid, UINT64_MAX - 1) : valid;
     return blocked;
 }
 
@@ -1171,15 +1290,74 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     }
     rte_spinlock_unlock(&port->lock);
     if (m) {
+#ifdef HAVE_USDT_PROBES
+        uint64_t crossed = 0;
+        uint32_t xoff = 0;
+
+        /* For an XOFF: when the occupancy of its first priority that it
+         * pauses last reached XOFF (pfc_occupy()). */
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (frame.enable & (1u << n) && frame.time[n] && !xoff) {
+                xoff = frame.time[n];
+                atomic_read_relaxed(&port->xoff_crossed[n], &crossed);
+            }
+        }
         OVS_USDT_PROBE(netdev_dpdk_pfc, tx_frame, (int) (port - pfc_ports),
-                       qid, frame.enable, frame.time[0] | frame.time[1]
-                       | frame.time[2] | frame.time[3] | frame.time[4]
-                       | frame.time[5] | frame.time[6] | frame.time[7],
+                       qid, frame.enable, xoff, crossed,
                        rte_get_tsc_cycles());
+#endif
     } else {
         VLOG_WARN_RL(&rl, "%s: could not send PFC frame, will retry",
                      port->name);
     }
+}
+
+/* Adds 'n', if nonzero, to a watchdog counter of a port, which any transmit
+ * thread may write, only during a storm, once per batch. */
+static void
+pfc_count_storm(atomic_uint64_t *counter, uint64_t n)
+{
+    uint64_t orig;
+
+    if (n) {
+        atomic_add_relaxed(counter, n, &orig);
+    }
+}
+
+/* During a storm whose action is "drop": frees the held packets at the head
+ * of 'q', a traffic class queue of 't', whose priority the watchdog drops
+ * (t->wd_dropped), and returns how many of the next 'n' packets at most may
+ * leave in one burst: those before the next one it drops.  Counts the
+ * freed packets as watchdog drops and in tx_dropped. */
+static uint16_t
+pfc_wd_drain_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                  struct pfc_holdq *q, uint16_t n)
+{
+    uint64_t drops[PFC_N_PRIOS] = { 0 }, n_drops = 0;
+    struct pfc_port *port = pfc->port;
+    uint16_t k = 0;
+
+    while (q->n && (t->wd_dropped >> pfc_holdq_peek(q, 0)->prio) & 1) {
+        const struct pfc_held *h = pfc_holdq_peek(q, 0);
+
+        pfc_unhold(t, h);
+        drops[h->prio]++;
+        n_drops++;
+        rte_pktmbuf_free(h->pkt);
+        pfc_holdq_pop(q, 1);
+        t->n_held--;
+    }
+    if (n_drops) {
+        for (int p = 0; p < PFC_N_PRIOS; p++) {
+            pfc_count_storm(&port->wd_tx_dropped[p], drops[p]);
+        }
+        pfc_count_storm(&port->held_dropped, n_drops);
+    }
+    n = MIN(n, q->n);
+    while (k < n && !((t->wd_dropped >> pfc_holdq_peek(q, k)->prio) & 1)) {
+        k++;
+    }
+    return k;
 }
 
 /* Hands the held packets of 't' (tx queue 'qid' of 'pfc') whose classes are
@@ -1204,6 +1382,12 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
             uint16_t n = MIN(q->n, PFC_TX_BURST);
             uint16_t n_ok, sent;
 
+            if (OVS_UNLIKELY(t->wd_ignored)) {
+                n = pfc_wd_drain_head(pfc, t, q, n);
+                if (!n) {
+                    continue;
+                }
+            }
             for (uint16_t i = 0; i < n; i++) {
                 burst[i] = pfc_holdq_peek(q, i)->pkt;
             }
@@ -1215,6 +1399,18 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
             sent = n_ok ? rte_eth_tx_burst(port_id, qid, burst, n_ok) : 0;
             for (uint16_t i = 0; i < sent; i++) {
                 pfc_unhold(t, pfc_holdq_peek(q, i));
+            }
+            if (OVS_UNLIKELY(t->wd_ignored)) {
+                uint64_t fwd[PFC_N_PRIOS] = { 0 };
+
+                for (uint16_t i = 0; i < sent; i++) {
+                    int prio = pfc_holdq_peek(q, i)->prio;
+
+                    fwd[prio] += (t->wd_ignored >> prio) & 1;
+                }
+                for (int p = 0; p < PFC_N_PRIOS; p++) {
+                    pfc_count_storm(&pfc->port->wd_tx_forwarded[p], fwd[p]);
+                }
             }
             pfc_holdq_pop(q, sent);
             t->n_held -= sent;
@@ -1297,6 +1493,79 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     return blocked;
 }
 
+/* Runs the PFC watchdog of the port of 'pfc' at TSC 'now' (pfc_wd_run()), at
+ * most once per PFC_WD_CHECK_MS and only if port->lock is free, so that the
+ * thread that flushes the port never waits here.  A priority counts as
+ * paused while a pause timer that XOFF set runs, and as waiting while a tx
+ * queue of 'pfc' holds packets of its traffic class.  Logs each storm
+ * detected (WARN) and restored (INFO) after releasing the lock.  The caller
+ * holds the lock of one tx queue of 'pfc', which keeps pfc->txq in place. */
+static void
+pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t since[PFC_N_PRIOS], stormed_at[PFC_N_PRIOS];
+    uint8_t detected, restored, waiting = 0, paused;
+    enum pfc_wd_action action;
+    uint32_t restore_ms;
+    char name[sizeof port->name];
+    uint64_t next, hz;
+
+    atomic_read_relaxed(&port->wd_next_check, &next);
+    if (now < next || !rte_spinlock_trylock(&port->lock)) {
+        return;
+    }
+    if (port->conf != pfc) {
+        rte_spinlock_unlock(&port->lock);
+        return;
+    }
+    hz = port->tb.hz;
+    atomic_store_relaxed(&port->wd_next_check,
+                         now + hz / 1000 * PFC_WD_CHECK_MS);
+    /* A priority waits while its traffic class holds packets, of any of
+     * the class's priorities. */
+    for (int i = 0; i < pfc->n_txq; i++) {
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            uint64_t held;
+
+            atomic_read_relaxed(&pfc->txq[i].held_pkts[n], &held);
+            waiting |= (held != 0) << pfc->cfg.prio_to_tc[n];
+        }
+    }
+    waiting = pfc_tcs_prios(pfc->cfg.prio_to_tc, waiting);
+    paused = pfc_pause_status(&port->pause, now);
+    memcpy(since, port->wd.since, sizeof since);
+    memcpy(stormed_at, port->wd.stormed_at, sizeof stormed_at);
+    pfc_wd_run(&port->wd, &port->wd_params, paused, waiting, now, &detected,
+               &restored);
+    if (detected | restored) {
+        pfc_wd_publish(port);
+    }
+    action = port->wd_params.action;
+    restore_ms = pfc->cfg.wd_restore_ms;
+    ovs_strlcpy(name, port->name, sizeof name);
+    rte_spinlock_unlock(&port->lock);
+
+    for (; detected; detected &= detected - 1) {
+        int n = raw_ctz(detected);
+
+        VLOG_WARN("%s: PFC storm on priority %d: paused by the link partner, "
+                  "with packets waiting, for %"PRIu64" ms; watchdog action "
+                  "%s", name, n, (now - MIN(since[n], now)) * 1000 / hz,
+                  pfc_wd_action_name(action));
+    }
+    for (; restored; restored &= restored - 1) {
+        int n = raw_ctz(restored);
+
+        VLOG_INFO("%s: PFC storm on priority %d over after %"PRIu64" ms "
+                  "(no XOFF for it for %"PRIu32" ms, or the watchdog is off "
+                  "for it); watchdog action was %s: pauses are honoured "
+                  "again", name, n,
+                  (now - MIN(stormed_at[n], now)) * 1000 / hz, restore_ms,
+                  pfc_wd_action_name(action));
+    }
+}
+
 /* Returns true if netdev_dpdk_pfc_tx_flush() has work on 'pfc': a tx queue
  * holds packets, or a PFC frame may be due.  Lock-free and cheap, for the
  * PMD loop (netdev 'tx_flush_pending'): a few loads.  Reads are racy: a stale
@@ -1305,12 +1574,14 @@ bool
 netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
 {
     uint64_t holding, now = 0;
+    uint8_t stormed;
 
     if (!pfc->port) {
         return false;
     }
     atomic_read_relaxed(&pfc->holding, &holding);
-    return holding || pfc_control_pending(pfc, &now);
+    atomic_read_relaxed(&pfc->port->wd_stormed, &stormed);
+    return holding || stormed || pfc_control_pending(pfc, &now);
 }
 
 /* netdev 'tx_flush' of a port with QoS 'pfc', called by a PMD thread once per
@@ -1334,6 +1605,7 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
         return;
     }
     pfc_service(live, t, mp, now);
+    pfc_wd_check(live, now);
     rte_spinlock_unlock(&t->lock);
 
     atomic_read_relaxed(&live->holding, &holding);
@@ -1372,8 +1644,9 @@ pfc_occupy(struct pfc_port *in, int prio, uint32_t len, uint64_t now)
     atomic_read_relaxed(&in->xoff_pkts_pub, &xoff_pkts);
     if ((bytes < xoff_bytes && bytes + len >= xoff_bytes)
         || (pkts < xoff_pkts && pkts + 1 >= xoff_pkts)) {
-        OVS_USDT_PROBE(netdev_dpdk_pfc, xoff_crossed,
-                       (int) (in - pfc_ports), prio, now);
+        /* Reported by the probe "tx_frame" of the XOFF that follows, so
+         * that no probe runs between the two. */
+        atomic_store_relaxed(&in->xoff_crossed[prio], now);
     }
 #else
     (void) now;
@@ -1473,6 +1746,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
            int *n_taken, int *n_dropped)
 {
     uint64_t drops[PFC_N_PRIOS] = { 0 };
+    uint64_t wd_drops[PFC_N_PRIOS] = { 0 }, wd_fwd[PFC_N_PRIOS] = { 0 };
     struct rte_mbuf *to_free[PFC_TX_BURST];
     int kept = 0, held = 0, dropped = 0;
     int sent, n_bad, n_tx_full = 0;
@@ -1500,23 +1774,29 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         blocked = pfc_service(pfc, t, mp, now);
     }
 
-    if (OVS_LIKELY(!blocked && !t->n_held)) {
+    if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored)) {
         kept = cnt;
     } else {
         /* The priorities whose class is paused or already holds packets:
          * theirs are held, behind those. */
-        uint8_t hold_tcs = blocked | t->nonempty;
-        uint32_t hold_prios = 0;
-
-        for (int n = 0; n < PFC_N_PRIOS; n++) {
-            hold_prios |= ((hold_tcs >> pfc->cfg.prio_to_tc[n]) & 1u) << n;
-        }
+        uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc,
+                                           blocked | t->nonempty);
         for (int i = 0; i < cnt; i++) {
             struct rte_mbuf *m = pkts[i];
             int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
                                            rte_pktmbuf_data_len(m),
                                            pfc->cfg.default_priority);
 
+            if (OVS_UNLIKELY((t->wd_ignored >> prio) & 1)) {
+                /* A stormed priority: dropped, or sent as if not paused. */
+                if ((t->wd_dropped >> prio) & 1) {
+                    wd_drops[prio]++;
+                    rte_pktmbuf_free(m);
+                    dropped++;
+                    continue;
+                }
+                wd_fwd[prio]++;
+            }
             if (!((hold_prios >> prio) & 1)) {
                 pkts[kept++] = m;
             } else if (pfc_hold(pfc, t, m, prio, now)) {
@@ -1535,6 +1815,12 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             /* A paused class whose queue is full drops every packet: free
              * them in one go. */
             rte_pktmbuf_free_bulk(to_free, n_free);
+        }
+        if (OVS_UNLIKELY(t->wd_ignored)) {
+            for (int n = 0; n < PFC_N_PRIOS; n++) {
+                pfc_count_storm(&pfc->port->wd_tx_dropped[n], wd_drops[n]);
+                pfc_count_storm(&pfc->port->wd_tx_forwarded[n], wd_fwd[n]);
+            }
         }
     }
 
@@ -1583,15 +1869,17 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * and sends them (pfc_send__()).  The caller holds netdev-dpdk's tx queue
  * lock if the queue is shared.  Returns how many of 'pkts' are left for the
  * caller to send: 0, or 'cnt' if PFC no longer applies to the port.  Sets
- * '*n_taken' to the packets sent or held and '*n_dropped' to those freed. */
+ * '*n_taken' to the packets sent or held, and adds those freed (a full
+ * traffic class queue) to '*qos_drops'. */
 int
 netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
                      struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
-                     int *n_taken, int *n_dropped)
+                     int *n_taken, uint64_t *qos_drops)
 {
     struct pfc_txq *t;
+    int dropped = 0;
 
-    *n_taken = *n_dropped = 0;
+    *n_taken = 0;
     pfc = pfc_lock_live(pfc, qid, false, &t);
     if (!pfc) {
         return cnt;
@@ -1600,8 +1888,9 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
         rte_spinlock_unlock(&t->lock);
         return cnt;
     }
-    pfc_send__(pfc, t, mp, pkts, cnt, n_taken, n_dropped);
+    pfc_send__(pfc, t, mp, pkts, cnt, n_taken, &dropped);
     rte_spinlock_unlock(&t->lock);
+    *qos_drops += dropped;
     return 0;
 }
 
@@ -1747,14 +2036,12 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     none.enabled = 0;
     rte_spinlock_lock(&port->lock);
     due = pfc_xoff_run(&port->xoff, &none, zero, zero, 0, &frame);
-    if (due && mp) {
-        m = rte_pktmbuf_alloc(mp);
-        if (m) {
-            pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN),
-                             &port->mac, &frame);
-        }
-    }
     rte_spinlock_unlock(&port->lock);
+    m = due && mp ? rte_pktmbuf_alloc(mp) : NULL;
+    if (m) {
+        pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &port->mac,
+                         &frame);
+    }
     if (m && pfc_tx_burst_blocking(port_id, 0, &m, 1) == 1) {
         rte_spinlock_lock(&port->lock);
         pfc_counters_count_tx(&port->counters, &frame);

@@ -79,8 +79,6 @@ struct netdev_dpdk_pfc_port_info {
 
 int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *,
                          const struct netdev_dpdk_pfc_port_info *);
-void netdev_dpdk_pfc_reconfigured(struct netdev_dpdk_pfc *,
-                                 const struct netdev_dpdk_pfc_port_info *);
 uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
                                   uint32_t interface_size, uint32_t mtu,
                                   bool commit);
@@ -99,7 +97,7 @@ int netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
                        int cnt, uint64_t start);
 int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
                          struct rte_mempool *mp, struct rte_mbuf **pkts,
-                         int cnt, int *n_taken, int *n_dropped);
+                         int cnt, int *n_taken, uint64_t *qos_drops);
 bool netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *);
 void netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *, int qid,
                               struct rte_mempool *mp);

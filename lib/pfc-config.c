@@ -123,6 +123,94 @@ pfc_config_map(struct pfc_config *cfg)
     }
 }
 
+/* Returns the name of watchdog-action 'action': "drop", "forward" or
+ * "alert". */
+const char *
+pfc_wd_action_name(enum pfc_wd_action action)
+{
+    switch (action) {
+    case PFC_WD_FORWARD:
+        return "forward";
+    case PFC_WD_ALERT:
+        return "alert";
+    case PFC_WD_DROP:
+    default:
+        return "drop";
+    }
+}
+
+/* Parses 's' as a watchdog-action name into '*action'.  Returns false if it
+ * is none of "drop", "forward" and "alert". */
+bool
+pfc_wd_action_from_string(const char *s, enum pfc_wd_action *action)
+{
+    static const enum pfc_wd_action actions[] = {
+        PFC_WD_DROP, PFC_WD_FORWARD, PFC_WD_ALERT,
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(actions); i++) {
+        if (!strcmp(s, pfc_wd_action_name(actions[i]))) {
+            *action = actions[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Parses the watchdog keys of 'details' into 'cfg' (see PFC_WD_DETECT_MIN in
+ * lib/pfc.h for the ranges):
+ *
+ *   - watchdog-detection-time: ms, 0 (off) or 10..5000, default 200;
+ *   - watchdog-restoration-time: ms, 10..60000, default twice the detection
+ *     time; accepted, and unused, with the watchdog off;
+ *   - watchdog-action: drop (default), forward or alert.
+ *
+ * Returns 0, or EINVAL with a message in '*errp' that names the key and its
+ * range. */
+static int
+pfc_config_parse_wd(const struct smap *details, struct pfc_config *cfg,
+                    char **errp)
+{
+    const char *s = smap_get(details, "watchdog-detection-time");
+    uint64_t value;
+    bool found;
+    int error;
+
+    if (s) {
+        if (!parse_u64_suffix(s, false, &value)
+            || (value && (value < PFC_WD_DETECT_MIN
+                          || value > PFC_WD_DETECT_MAX))) {
+            *errp = xasprintf("other_config:watchdog-detection-time=\"%s\" "
+                              "is invalid: must be 0 (watchdog off) or an "
+                              "integer from %d to %d ms", s,
+                              PFC_WD_DETECT_MIN, PFC_WD_DETECT_MAX);
+            return EINVAL;
+        }
+        cfg->wd_detect_ms = value;
+    } else {
+        cfg->wd_detect_ms = PFC_WD_DETECT_DEFAULT;
+    }
+
+    error = parse_range(details, "watchdog-restoration-time",
+                        PFC_WD_RESTORE_MIN, PFC_WD_RESTORE_MAX, "ms", false,
+                        &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->wd_restore_default = !found;
+    cfg->wd_restore_ms = (found ? value
+                          : 2 * (cfg->wd_detect_ms ? cfg->wd_detect_ms
+                                 : PFC_WD_DETECT_DEFAULT));
+
+    s = smap_get_def(details, "watchdog-action", "drop");
+    if (!pfc_wd_action_from_string(s, &cfg->wd_action)) {
+        *errp = xasprintf("other_config:watchdog-action=\"%s\" is invalid: "
+                          "must be drop, forward or alert", s);
+        return EINVAL;
+    }
+    return 0;
+}
+
 /* Parses the other_config of a QoS row of type "pfc" into '*cfg'.  Keys and
  * ranges are documented in vswitchd/vswitch.xml.  Unknown keys are errors, so
  * that a misspelt threshold cannot silently leave a priority lossy.
@@ -138,6 +226,8 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
         "queue-size", "default-priority", "link-speed", "cable-length",
         "headroom-model", "xon-hysteresis", "tx-ring-size", "mac-control",
+        "watchdog-detection-time", "watchdog-restoration-time",
+        "watchdog-action",
     };
     struct smap_node *node;
     uint64_t value;
@@ -159,7 +249,10 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
                               "xon-threshold, pause-quanta, queue-size, "
                               "default-priority, link-speed, cable-length, "
                               "headroom-model, xon-hysteresis, "
-                              "tx-ring-size, mac-control)", node->key);
+                              "tx-ring-size, mac-control, "
+                              "watchdog-detection-time, "
+                              "watchdog-restoration-time, watchdog-action)",
+                              node->key);
             return EINVAL;
         }
     }
@@ -239,6 +332,11 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
             return error;
         }
         cfg->tx_ring_size = value;
+    }
+
+    error = pfc_config_parse_wd(details, cfg, errp);
+    if (error) {
+        return error;
     }
 
     error = parse_range(details, "xoff-threshold", PFC_XOFF_MIN, PFC_XOFF_MAX,
@@ -414,6 +512,13 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     ds_destroy(&d);
     smap_add(details, "mac-control",
              cfg->mac_control_trust ? "trust" : "auto");
+    smap_add_format(details, "watchdog-detection-time", "%"PRIu32,
+                    cfg->wd_detect_ms);
+    if (!cfg->wd_restore_default) {
+        smap_add_format(details, "watchdog-restoration-time", "%"PRIu32,
+                        cfg->wd_restore_ms);
+    }
+    smap_add(details, "watchdog-action", pfc_wd_action_name(cfg->wd_action));
 }
 
 /* Returns true if 'a' and 'b' configure a port identically, ignoring the
@@ -433,5 +538,9 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->default_priority == b->default_priority
             && a->link_speed == b->link_speed
             && a->tx_ring_size == b->tx_ring_size
-            && a->mac_control_trust == b->mac_control_trust);
+            && a->mac_control_trust == b->mac_control_trust
+            && a->wd_detect_ms == b->wd_detect_ms
+            && a->wd_restore_ms == b->wd_restore_ms
+            && a->wd_restore_default == b->wd_restore_default
+            && a->wd_action == b->wd_action);
 }

@@ -294,6 +294,19 @@ pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t paused)
     return blocked;
 }
 
+/* Returns the priorities that 'prio_to_tc' maps to the traffic classes in
+ * 'tcs' (one bit per class): the inverse of pfc_tcs_blocked(). */
+uint8_t
+pfc_tcs_prios(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t tcs)
+{
+    uint8_t prios = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        prios |= ((tcs >> prio_to_tc[n]) & 1u) << n;
+    }
+    return prios;
+}
+
 /* Returns the priorities among 'enabled' that are paused at 'now', by
  * pfc_pause_holds() applied to the pause of each priority n, which ends at
  * until[n] (TSC cycles, 0 if it never began), with the rx poll stamp
@@ -553,6 +566,166 @@ pfc_counters_count_tx(struct pfc_counters *c, const struct pfc_frame *frame)
             c->tx_frames[n]++;
         }
     }
+}
+
+/* Returns 'ms' milliseconds in ticks of a clock of 'hz' ticks per second
+ * (> 0), rounded up so that no watchdog time is ever cut short, saturating
+ * at UINT64_MAX. */
+uint64_t
+pfc_ms_to_ticks(uint64_t hz, uint32_t ms)
+{
+    unsigned __int128 t = ((unsigned __int128) hz * ms + 999) / 1000;
+
+    return t > UINT64_MAX ? UINT64_MAX : (uint64_t) t;
+}
+
+/* Sets '*params' from the watchdog keys of 'cfg' (milliseconds) for a clock
+ * of 'hz' ticks per second, the TSC frequency in the DPDK datapath.  The
+ * priorities watched are those of pfc-enable. */
+void
+pfc_wd_params_init(struct pfc_wd_params *params, const struct pfc_config *cfg,
+                   uint64_t hz)
+{
+    params->enabled = cfg->enabled;
+    params->detect_ticks = pfc_ms_to_ticks(hz, cfg->wd_detect_ms);
+    params->restore_ticks = pfc_ms_to_ticks(hz, cfg->wd_restore_ms);
+    params->action = cfg->wd_action;
+}
+
+/* Initializes 'wd': every priority operational, no counts. */
+void
+pfc_wd_init(struct pfc_wd *wd)
+{
+    memset(wd, 0, sizeof *wd);
+}
+
+/* Returns the ticks from 'then' to 'now', or 0 if 'now' is not later: a
+ * stamp taken a little after 'now' never makes an interval look long. */
+static uint64_t
+pfc_ticks_since(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
+}
+
+/* Tells the watchdog 'wd' about the valid PFC frame 'frame' received at tick
+ * 'now' on a port whose pfc-enable is 'enabled'.  Call it for every such
+ * frame, also for priorities whose pauses pfc_wd_ignored() ignores: their
+ * XOFF frames hold restoration back.  'began' is what pfc_receive() returned
+ * for the frame, the priorities whose pause began with it because the
+ * previous one had ended, by XON or by expiry (0 if unknown).
+ *
+ * For each priority n in 'enabled' with e[n] = 1:
+ *   - time[n] > 0 (XOFF, or its refresh): last_xoff[n] = now, which holds
+ *     restoration back for watchdog-restoration-time;
+ *   - time[n] = 0 (XON): the pause ended, so the current detection interval
+ *     ends; restoration is not held back.
+ * A pause in 'began' also ends the current detection interval: the previous
+ * pause ended, even if both checks around the frame saw the priority
+ * paused.  Priorities not in 'enabled' are ignored. */
+void
+pfc_wd_frame(struct pfc_wd *wd, const struct pfc_frame *frame,
+             uint8_t enabled, uint8_t began, uint64_t now)
+{
+    uint8_t named = frame->enable & enabled;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint8_t bit = 1u << n;
+
+        if (!(named & bit)) {
+            continue;
+        }
+        if (frame->time[n]) {
+            wd->last_xoff[n] = now;
+        } else {
+            wd->detecting &= ~bit;
+        }
+    }
+    wd->detecting &= ~(began & enabled);
+}
+
+/* Runs one check of the watchdog 'wd' configured by 'params' at tick 'now'.
+ * 'paused' has bit n if priority n is paused now by its pause timer (XOFF
+ * not ended by XON nor expired, as pfc_paused_prios() says), whether or not
+ * pfc_wd_ignored() ignores it.  'waiting' has bit n if the traffic class of
+ * priority n holds packets that could not leave.
+ *
+ * For each priority n in params->enabled, with the watchdog on
+ * (params->detect_ticks > 0):
+ *
+ *   - Operational: a check that sees n in both 'paused' and 'waiting' starts
+ *     a detection interval at 'now' if none runs; a check that does not
+ *     (expiry, XON or an empty queue), like an XON or a new pause seen by
+ *     pfc_wd_frame(), ends it.  At the first check where now - since[n] >=
+ *     params->detect_ticks, n becomes stormed: detected, counted in
+ *     storms_detected[n], stormed_at[n] = now.
+ *
+ *   - Stormed: at the first check where both now - stormed_at[n] and now -
+ *     last_xoff[n] are at least params->restore_ticks, n becomes operational
+ *     again: restored, counted in storms_restored[n].  Detection starts from
+ *     scratch at the next check.
+ *
+ * With the watchdog off (detect_ticks 0) nothing is watched, and every
+ * stormed priority is restored at once, at this check.  So is a stormed
+ * priority that left pfc-enable; and the detection interval of a priority
+ * not watched ends.
+ *
+ * Stores in '*detected' and '*restored' the priorities that became stormed
+ * and operational at this check, for the caller to log and act on, and
+ * returns the stormed priorities after it. */
+uint8_t
+pfc_wd_run(struct pfc_wd *wd, const struct pfc_wd_params *params,
+           uint8_t paused, uint8_t waiting, uint64_t now,
+           uint8_t *detectedp, uint8_t *restoredp)
+{
+    uint8_t watched = params->detect_ticks ? params->enabled : 0;
+    uint8_t detected = 0, restored = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint8_t bit = 1u << n;
+
+        if (!(watched & bit)) {
+            restored |= wd->stormed & bit;
+            wd->detecting &= ~bit;
+            if (!(params->enabled & bit)) {
+                wd->last_xoff[n] = 0;
+            }
+        } else if (wd->stormed & bit) {
+            /* Not while the last XOFF's timer still runs: honouring that
+             * pause again would only start the next storm. */
+            if (pfc_ticks_since(now, wd->stormed_at[n])
+                >= params->restore_ticks
+                && pfc_ticks_since(now, wd->last_xoff[n])
+                   >= params->restore_ticks
+                && !(paused & bit)) {
+                restored |= bit;
+            }
+        } else if (!(paused & waiting & bit)) {
+            wd->detecting &= ~bit;
+        } else if (!(wd->detecting & bit)) {
+            wd->detecting |= bit;
+            wd->since[n] = now;
+        } else if (pfc_ticks_since(now, wd->since[n])
+                   >= params->detect_ticks) {
+            detected |= bit;
+        }
+    }
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint8_t bit = 1u << n;
+
+        if (restored & bit) {
+            wd->storms_restored[n]++;
+        } else if (detected & bit) {
+            wd->stormed_at[n] = now;
+            wd->storms_detected[n]++;
+        }
+    }
+    wd->stormed = (wd->stormed & ~restored) | detected;
+    wd->detecting &= ~(restored | detected);
+
+    *detectedp = detected;
+    *restoredp = restored;
+    return wd->stormed;
 }
 
 /* Computes the thresholds of a port configured by 'cfg' whose datapath can

@@ -223,6 +223,7 @@ uint64_t pfc_pause_remaining(const struct pfc_pause *, int prio,
                              uint64_t now);
 uint64_t pfc_pause_total(const struct pfc_pause *, int prio, uint64_t now);
 
+uint8_t pfc_tcs_prios(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t tcs);
 uint8_t pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS],
                         uint8_t paused);
 
@@ -331,6 +332,135 @@ size_t pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
                        const uint8_t prio_to_tc[PFC_N_PRIOS],
                        struct pfc_held *dropped);
 
+/* PFC watchdog: storm detection and restoration.
+ *
+ * A link partner that keeps pausing a priority and never lets it go (a "PFC
+ * storm": a stuck NIC, a host that stopped reading its rings, a pause
+ * deadlock) holds that priority's traffic at this port's egress for ever.
+ * Since held packets count against the XOFF threshold of the ports they
+ * arrived on, the pause then spreads to every port that feeds it.  The
+ * watchdog declares such a (port, priority) "stormed" and, depending on
+ * watchdog-action, stops honouring its pauses until the partner has been
+ * quiet for a while, as SONiC's pfcwd does.
+ *
+ * Each priority in pfc-enable is in one of two states:
+ *
+ *   operational --(detection)--> stormed --(restoration)--> operational
+ *
+ *   - Detection: for the whole of watchdog-detection-time the priority
+ *     stayed paused, by XOFF refreshed before it ran out, never ended by an
+ *     XON (time 0) or by expiry, and its traffic class had packets waiting
+ *     that could not leave.
+ *   - Restoration: watchdog-restoration-time passed, counted from the
+ *     detection, with no PFC frame that pauses the priority (time[n] > 0),
+ *     and the pause of the last one ran out (or an XON ended it): honouring
+ *     a pause still in force would only start the next storm.  XON frames
+ *     do not hold restoration back, so an XOFF storm that turns into an XON
+ *     storm is restored too.  After restoration the priority honours pauses
+ *     again and detection starts from scratch.
+ *
+ * The same rule restores a priority whatever the action, also "alert".
+ *
+ * This is the state machine only, pure like the pause timers: the caller
+ * passes the clock in (ticks, the TSC in the DPDK datapath), tells
+ * pfc_wd_frame() about every valid PFC frame the port receives and calls
+ * pfc_wd_run() at every check (every PMD iteration), and applies the action
+ * itself (pfc_wd_ignored(), pfc_wd_dropped()).  Detection is exact given the
+ * checks: a storm is declared at the first check at least
+ * watchdog-detection-time after the first check that saw the condition, so
+ * within watchdog-detection-time plus one check interval of it. */
+
+/* What a stormed priority does (other_config:watchdog-action).  The core only
+ * reports it; the caller acts. */
+enum pfc_wd_action {
+    PFC_WD_DROP,        /* "drop" (default): pauses of the priority are
+                         * ignored; its packets held and newly sent at this
+                         * egress are dropped and counted, and so are its
+                         * packets arriving on this port; held packets no
+                         * longer count against ingress XOFF. */
+    PFC_WD_FORWARD,     /* "forward": pauses of the priority are ignored; its
+                         * held and new packets are sent. */
+    PFC_WD_ALERT,       /* "alert": logged and counted only; pauses are
+                         * still honoured. */
+};
+
+/* Watchdog configuration of a port, in ticks (pfc_wd_params_init()). */
+struct pfc_wd_params {
+    uint8_t enabled;            /* Bit n: priority n is in pfc-enable and so
+                                 * watched.  Other priorities are never
+                                 * stormed. */
+    uint64_t detect_ticks;      /* watchdog-detection-time in ticks, or 0
+                                 * for the watchdog off. */
+    uint64_t restore_ticks;     /* watchdog-restoration-time in ticks.  0
+                                 * restores at the first check after the
+                                 * detection. */
+    enum pfc_wd_action action;  /* watchdog-action. */
+};
+
+/* Watchdog state of a port: per priority, operational or stormed. */
+struct pfc_wd {
+    uint8_t stormed;                /* Bit n: priority n is stormed; clear:
+                                     * operational. */
+    uint8_t detecting;              /* Bit n: since[n] holds the start of a
+                                     * detection interval still running. */
+    uint64_t since[PFC_N_PRIOS];    /* Tick of the first check of the
+                                     * current detection interval of priority
+                                     * n: the priority has been paused by
+                                     * XOFF, with packets waiting, at every
+                                     * check since.  Meaningful only where
+                                     * 'detecting' has bit n. */
+    uint64_t last_xoff[PFC_N_PRIOS]; /* Tick of the last received PFC frame
+                                      * that paused priority n (time[n] > 0)
+                                      * while it was enabled, 0 if none.  0
+                                      * needs no flag: restoration also
+                                      * waits from stormed_at[n], which is
+                                      * never earlier. */
+    uint64_t stormed_at[PFC_N_PRIOS]; /* Tick at which the current, or the
+                                       * last, storm of priority n was
+                                       * detected; meaningful once
+                                       * storms_detected[n] > 0. */
+    uint64_t storms_detected[PFC_N_PRIOS]; /* operational -> stormed. */
+    uint64_t storms_restored[PFC_N_PRIOS]; /* stormed -> operational, also
+                                            * when the watchdog was turned
+                                            * off or the priority left
+                                            * pfc-enable. */
+};
+
+/* Returns the priorities whose pauses must be ignored: stormed with an action
+ * other than "alert".  The caller leaves them out of the paused status vector
+ * before it blocks traffic classes (pfc_tcs_blocked()); they honour pauses
+ * again once restored.  With the watchdog off it returns 0 at once, even
+ * before the next pfc_wd_run() restores them.  Inline: transmit paths ask. */
+static inline uint8_t
+pfc_wd_ignored(const struct pfc_wd *wd, const struct pfc_wd_params *params)
+{
+    return (params->detect_ticks && params->action != PFC_WD_ALERT
+            ? wd->stormed & params->enabled : 0);
+}
+
+/* Returns the stormed priorities whose packets must be dropped (action
+ * "drop"): those held and newly sent at this egress, and those arriving on
+ * this port.  A subset of pfc_wd_ignored(). */
+static inline uint8_t
+pfc_wd_dropped(const struct pfc_wd *wd, const struct pfc_wd_params *params)
+{
+    return (params->action == PFC_WD_DROP
+            ? pfc_wd_ignored(wd, params) : 0);
+}
+
+struct pfc_config;
+uint64_t pfc_ms_to_ticks(uint64_t hz, uint32_t ms);
+void pfc_wd_params_init(struct pfc_wd_params *, const struct pfc_config *,
+                        uint64_t hz);
+void pfc_wd_init(struct pfc_wd *);
+void pfc_wd_frame(struct pfc_wd *, const struct pfc_frame *, uint8_t enabled,
+                  uint8_t began, uint64_t now);
+uint8_t pfc_wd_run(struct pfc_wd *, const struct pfc_wd_params *,
+                   uint8_t paused, uint8_t waiting, uint64_t now,
+                   uint8_t *detected, uint8_t *restored);
+const char *pfc_wd_action_name(enum pfc_wd_action);
+bool pfc_wd_action_from_string(const char *, enum pfc_wd_action *);
+
 /* Configuration of a port with QoS type "pfc" (vswitchd/vswitch.xml). */
 struct pfc_config {
     uint8_t enabled;            /* pfc-enable: bit n set for each lossless
@@ -375,6 +505,16 @@ struct pfc_config {
     uint8_t prio_to_tc[PFC_N_PRIOS]; /* Traffic class of each priority,
                                       * derived from tc_prios; identity for
                                       * priorities no queue names. */
+    uint32_t wd_detect_ms;      /* watchdog-detection-time, ms: 0 (watchdog
+                                 * off) or PFC_WD_DETECT_MIN..
+                                 * PFC_WD_DETECT_MAX (default 200). */
+    uint32_t wd_restore_ms;     /* watchdog-restoration-time, ms,
+                                 * PFC_WD_RESTORE_MIN..PFC_WD_RESTORE_MAX.
+                                 * Default: twice wd_detect_ms, or twice
+                                 * the default detection time when the
+                                 * watchdog is off (then unused). */
+    bool wd_restore_default;    /* True if wd_restore_ms was derived. */
+    enum pfc_wd_action wd_action; /* watchdog-action (default drop). */
 };
 
 #define PFC_QUEUE_SIZE_DEFAULT 1024
@@ -386,6 +526,30 @@ struct pfc_config {
 #define PFC_TX_RING_AUTO 0                      /* tx-ring-size=auto. */
 #define PFC_TX_RING_INTERFACE UINT32_MAX        /* tx-ring-size=interface. */
 #define PFC_TX_RING_MAX 4096    /* Descriptors: OVS's n_txq_desc limit. */
+
+/* PFC watchdog times, ms.  The watchdog is on by default on every PFC port,
+ * as SONiC's pfcwd start_default turns it on, with detection 200 ms and
+ * action drop as there; restoration defaults to twice the detection time,
+ * the default of SONiC's "pfcwd start" without -r (start_default itself
+ * uses 200 ms).
+ *
+ * Detection: 0 (off) or 10..5000 ms.  SONiC's floor of 100 ms comes from
+ * polling counters every 100 to 1000 ms; a PMD thread checks at every
+ * iteration, so a lower floor works.  But detection must outlast the longest
+ * legitimate pause, one frame of 65535 quanta without refresh: 3.4 ms at
+ * 10 Gb/s, 33.6 ms at 1 Gb/s, 336 ms at 100 Mb/s.  10 ms covers 10 Gb/s and
+ * faster with a margin of three; on slower links keep the default (200 ms
+ * outlasts one maximal pause down to 168 Mb/s), and raise it below that.
+ * The ceiling of 5000 ms is SONiC's: a longer storm has long since stalled
+ * the ports that feed this one.
+ *
+ * Restoration: 10..60000 ms, SONiC's ceiling, with the same floor as
+ * detection. */
+#define PFC_WD_DETECT_DEFAULT 200
+#define PFC_WD_DETECT_MIN 10
+#define PFC_WD_DETECT_MAX 5000
+#define PFC_WD_RESTORE_MIN 10
+#define PFC_WD_RESTORE_MAX 60000
 
 int pfc_config_parse(const struct smap *details, struct pfc_config *,
                      char **errp);

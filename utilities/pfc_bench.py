@@ -23,7 +23,7 @@ does), which keeps 100 ms sampling cheap, and to the OVS database through
 ovs-vsctl and ovs-ofctl.
 
 Latencies come from the USDT probes of lib/netdev-dpdk-pfc.c (provider
-netdev_dpdk_pfc: rx_frame, unpause, tx_frame, xoff_crossed), traced with
+netdev_dpdk_pfc: rx_frame, paused, unpause, tx_frame), traced with
 bpftrace.  They exist only in a build configured with --enable-usdt-probes
 (config.h defines HAVE_USDT_PROBES); without such a build, or without
 bpftrace, the latency rows say INCONCLUSIVE, "not measured", and the phases
@@ -84,10 +84,6 @@ TARGET_HELD = 1.02
 # Why a latency row was not measured, when it was not.
 NOT_MEASURED_USDT = ("not measured: needs a build with ./configure "
                      "--enable-usdt-probes and bpftrace")
-NOT_MEASURED_REACTION = (
-    "not measured: no USDT probe marks the transmit decision that follows "
-    "rx_frame, and a uprobe on the per-packet transmit path would slow what "
-    "it times")
 
 # Enum pfc_rx_kind of lib/pfc.h: the 'kind' argument of probe rx_frame.
 RX_KIND_PFC = 1
@@ -393,21 +389,35 @@ def usdt_status(config_h, vswitchd):
 # One line per probe hit: a letter, the probe's arguments, then the
 # CLOCK_MONOTONIC time of the hit (bpftrace's nsecs, the clock of
 # time.monotonic_ns()).
+#
+# Each latency is taken from the arguments of one probe hit, both TSCs read
+# by the product before the hit traps into the kernel, so that no traced
+# probe runs inside the interval it times:
+#   unpause   'ended' (when the pause ended: expiry, or XON read) -> 'tsc'
+#   rx_frame  'tsc' (when the PFC frame was read) -> 'in_force' (its pause
+#             timers in force for every transmit decision)
+#   paused    'read' (when the PFC frame was read) -> 'tsc' (first transmit
+#             decision on a tx queue after it, which honours it)
+#   tx_frame  'crossed' (occupancy reached XOFF) -> 'tsc' (XOFF sent)
+# A phase traces only the probes it needs: a traced hit costs 5-8 us on a
+# virtual machine, and delays whatever its thread does next.
 BPF_PROBES = {
-    "rx_frame": 'printf("R %d %d %d %d %d %lu %lu\\n", arg0, arg1, arg2, '
+    "rx_frame": 'printf("R %d %d %d %d %d %lu %lu %lu\\n", arg0, arg1, '
+                'arg2 & 0xff, (arg2 >> 8) & 0xff, (arg2 >> 16) & 0xff, '
+                'arg3, arg4, nsecs);',
+    "unpause": 'printf("U %d %d %d %lu %lu %lu\\n", arg0, arg1, arg2, '
+               'arg3, arg4, nsecs);',
+    "paused": 'printf("P %d %d %d %lu %lu %lu\\n", arg0, arg1, arg2, '
+              'arg3, arg4, nsecs);',
+    "tx_frame": 'printf("T %d %d %d %d %lu %lu %lu\\n", arg0, arg1, arg2, '
                 'arg3, arg4, arg5, nsecs);',
-    "unpause": 'printf("U %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
-               'nsecs);',
-    "tx_frame": 'printf("T %d %d %d %d %lu %lu\\n", arg0, arg1, arg2, arg3, '
-                'arg4, nsecs);',
-    "xoff_crossed": 'printf("X %d %d %lu %lu\\n", arg0, arg1, arg2, '
-                    'nsecs);',
 }
 TRACE_FIELDS = {"R": ("port", "kind", "enable", "xon", "started", "tsc",
-                      "ns"),
-                "U": ("port", "txq", "tcs", "tsc", "ns"),
-                "T": ("port", "txq", "enable", "xoff", "tsc", "ns"),
-                "X": ("port", "prio", "tsc", "ns")}
+                      "in_force", "ns"),
+                "U": ("port", "txq", "tcs", "ended", "tsc", "ns"),
+                "P": ("port", "txq", "tcs", "read", "tsc", "ns"),
+                "T": ("port", "txq", "enable", "xoff", "crossed", "tsc",
+                      "ns")}
 
 
 def parse_trace(lines):
@@ -518,28 +528,13 @@ def quanta_ticks(quanta, speed, hz):
     return -(-quanta * 512 * hz // speed)
 
 
-def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000):
-    """Latency figures from a trace 'ev' (parse_trace()).
-
-    'sends' lists the PFC frames this benchmark sent while tracing, each
-    {"t": time.monotonic_ns() just before sending, "port": DPDK port id of
-    the receiving switch port, "prio": priority, "quanta": time,
-    "speed": link speed in bit/s, "block": label}.  Each rx_frame of a PFC
-    frame naming one of those priorities is matched with the latest such
-    send before it, no more than 'max_delay_ns' earlier; two rx_frames
-    matched with one send, or none, leave the pause unknown.  'prio_tc'
-    maps {port: [traffic class of priority 0..7]}.
-
-    Pause ends: each unpause whose traffic classes include that of a traced
-    priority ends the pause set by the last rx_frame for it before the
-    unpause (TSC order): at its TSC plus its quanta (pfc_quanta_to_ticks()),
-    or, for an XON, at its TSC.  Late = unpause TSC - that end.  An unpause
-    more than 2 cycles (plus 2 ppm of the pause, for the TSC frequency's
-    precision) before it is an early release.
-
-    XOFF generation: from an xoff_crossed of (port, priority) while no XOFF
-    is in force for it to the next tx_frame of that port with the
-    priority's bit and a nonzero time; an XON (time 0) ends the XOFF."""
+def match_sends(ev, sends, max_delay_ns):
+    """{(port, prio): [[tsc, send or None]]}, sorted by TSC, and the number
+    of rx_frames matched ambiguously: each rx_frame of a PFC frame naming a
+    priority that 'sends' paused is matched with the latest such send before
+    it, no more than 'max_delay_ns' earlier; two rx_frames matched with one
+    send leave the pause unknown (None).  An XON ends the pause where it is
+    read."""
     from bisect import bisect_left
     sends = sorted(sends, key=lambda s: s["t"])
     by_key = {}
@@ -547,7 +542,7 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000):
         by_key.setdefault((s["port"], s["prio"]), []).append(s)
     times = {k: [s["t"] for s in v] for k, v in by_key.items()}
     matched = {}
-    sets = {}           # (port, prio) -> [(tsc, send or None)]
+    sets = {}
     for r in ev.get("R", []):
         if r["kind"] != RX_KIND_PFC:
             continue
@@ -562,8 +557,6 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000):
             if i >= 0 and r["ns"] - lst[i]["t"] <= max_delay_ns:
                 s = lst[i]
             if r.get("xon", 0) & (1 << prio):
-                # An XON ends the pause where it is read, whatever send
-                # it is matched with.
                 s = {"quanta": 0, "speed": 1, "block": "xon"}
             entry = [r["tsc"], s]
             if s is not None and s.get("t") is not None:
@@ -576,71 +569,109 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000):
             for e in entries:
                 if e[1]["quanta"]:
                     e[1] = None
-    unmatched = sum(1 for v in sets.values() for e in v if e[1] is None)
     for v in sets.values():
         v.sort(key=lambda e: e[0])
-    set_tscs = {k: [e[0] for e in v] for k, v in sets.items()}
+    return sets, ambiguous
 
-    late = {}           # block -> [ns]
-    xon_late = []
+
+def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000,
+                  windows=None):
+    """Latency figures from a trace 'ev' (parse_trace()), in ns.
+
+    Late end of a pause: for each unpause, its 'tsc' minus 'ended', the end
+    of the pause by the product's own pause timers (expiry, or the read of
+    an XON).  With 'windows' ({block: (t0, t1)} in time.monotonic_ns()),
+    each is filed under the block whose window holds the hit; otherwise
+    under "all".  An unpause more than 2 cycles before 'ended' is an early
+    release.
+
+    If rx_frame was traced too, every unpause is also checked against the
+    PFC frames the benchmark sent ('sends', each {"t": time.monotonic_ns()
+    just before sending, "port": DPDK port id, "prio", "quanta", "speed":
+    bit/s, "block"}; match_sends()), independently of the product's
+    timers: its pause ends at the rx_frame's TSC plus its quanta
+    (pfc_quanta_to_ticks()), or at the TSC of an XON; an unpause more than 2
+    cycles plus 2 ppm of the pause (the TSC frequency's precision) before
+    that is an early release.  'prio_tc' maps {port: [traffic class of
+    priority 0..7]}.
+
+    Pause reaction: for each rx_frame that paused a priority that was not
+    paused, 'in_force' - 'tsc': from the read of the frame to its pause
+    timers in force for every transmit decision.  First decision: for each
+    frame read ('read' of the paused probe), the first paused hit: 'tsc' -
+    'read', which includes the rest of the PMD iteration.
+
+    XOFF generation: for each crossing of XOFF ('crossed' of tx_frame), the
+    first XOFF frame that carries it: 'tsc' - 'crossed'."""
+    from bisect import bisect_left
+    to_ns = 1e9 / hz
+    late = {}
     early = []
     checked = 0
-    unknown = 0
     for u in ev.get("U", []):
-        for (port, prio), v in sets.items():
-            if port != u["port"]:
-                continue
-            tc = prio_tc.get(port, list(range(8)))[prio]
-            if not u["tcs"] & (1 << tc):
-                continue
-            i = bisect_left(set_tscs[(port, prio)], u["tsc"]) - 1
-            if i < 0:
-                continue
-            tsc, s = v[i]
-            if s is None:
-                unknown += 1
-                continue
-            ticks = quanta_ticks(s["quanta"], s["speed"], hz) \
-                if s["quanta"] else 0
-            d = u["tsc"] - (tsc + ticks)
-            checked += 1
-            if d < -(2 + ticks * 2e-6):
-                early.append({"port": port, "prio": prio, "txq": u["txq"],
-                              "block": s["block"], "early_ns": -d * 1e9 / hz})
-            ns = d * 1e9 / hz
-            if s["quanta"]:
-                late.setdefault(s["block"], []).append(ns)
-            else:
-                xon_late.append(ns)
+        block = "all"
+        for b, (t0, t1) in (windows or {}).items():
+            if t0 <= u["ns"] <= t1:
+                block = b
+                break
+        d = u["tsc"] - u["ended"]
+        checked += 1
+        if d < -2:
+            early.append({"port": u["port"], "prio": -1, "txq": u["txq"],
+                          "block": block, "early_ns": -d * to_ns})
+        late.setdefault(block, []).append(d * to_ns)
 
-    xoff = []
-    pend = {}
-    asserted = {}
-    merged = sorted([("X", e) for e in ev.get("X", [])]
-                    + [("T", e) for e in ev.get("T", [])],
-                    key=lambda ke: ke[1]["tsc"])
-    for k, e in merged:
-        if k == "X":
-            key = (e["port"], e["prio"])
-            if not asserted.get(key) and key not in pend:
-                pend[key] = e["tsc"]
-            continue
-        for prio in range(8):
-            if not e["enable"] & (1 << prio):
-                continue
-            key = (e["port"], prio)
-            if e["xoff"]:
-                if key in pend:
-                    xoff.append((e["tsc"] - pend.pop(key)) * 1e9 / hz)
-                asserted[key] = True
-            else:
-                asserted[key] = False
-                pend.pop(key, None)
-    return {"late": late, "xon_late": xon_late, "early": early,
-            "checked": checked, "unknown_pause": unknown,
-            "unmatched_rx": unmatched, "ambiguous_rx": ambiguous,
-            "xoff": xoff, "hz": hz,
-            "events": {k: len(v) for k, v in ev.items()}}
+    unknown = 0
+    unmatched = ambiguous = 0
+    if ev.get("R"):
+        sets, ambiguous = match_sends(ev, sends, max_delay_ns)
+        unmatched = sum(1 for v in sets.values() for e in v if e[1] is None)
+        set_tscs = {k: [e[0] for e in v] for k, v in sets.items()}
+        for u in ev.get("U", []):
+            for (port, prio), v in sets.items():
+                if port != u["port"]:
+                    continue
+                tc = prio_tc.get(port, list(range(8)))[prio]
+                if not u["tcs"] & (1 << tc):
+                    continue
+                i = bisect_left(set_tscs[(port, prio)], u["tsc"]) - 1
+                if i < 0:
+                    continue
+                tsc, s = v[i]
+                if s is None:
+                    unknown += 1
+                    continue
+                ticks = quanta_ticks(s["quanta"], s["speed"], hz) \
+                    if s["quanta"] else 0
+                d = u["tsc"] - (tsc + ticks)
+                if d < -(2 + ticks * 2e-6):
+                    early.append({"port": port, "prio": prio,
+                                  "txq": u["txq"], "block": s["block"],
+                                  "early_ns": -d * to_ns})
+
+    reaction = [(r["in_force"] - r["tsc"]) * to_ns
+                 for r in ev.get("R", [])
+                 if r["kind"] == RX_KIND_PFC and r["started"]
+                 and r["in_force"] >= r["tsc"]]
+    first = {}
+    for e in ev.get("P", []):
+        key = (e["port"], e["read"])
+        if e["read"] and e["tsc"] >= e["read"]:
+            first[key] = min(first.get(key, e["tsc"]), e["tsc"])
+    first = [(t - k[1]) * to_ns for k, t in first.items()]
+
+    xoff = {}
+    for e in ev.get("T", []):
+        key = (e["port"], e["crossed"])
+        if e["xoff"] and e["crossed"] and e["tsc"] >= e["crossed"]:
+            xoff[key] = min(xoff.get(key, e["tsc"]), e["tsc"])
+    xoff = [(t - k[1]) * to_ns for k, t in xoff.items()]
+
+    return {"late": late, "early": early, "checked": checked,
+            "unknown_pause": unknown, "unmatched_rx": unmatched,
+            "ambiguous_rx": ambiguous, "reaction": reaction,
+            "first_decision": first, "xoff": xoff,
+            "hz": hz, "events": {k: len(v) for k, v in ev.items()}}
 
 
 def lat_summary(v):
@@ -656,7 +687,8 @@ def cmd_analyze_usdt(args):
     hz = args.hz or tsc_hz_from_trace(ev)
     r = analyze_trace(ev, d["sends"], prio_tc, hz)
     r["late"] = {k: lat_summary(v) for k, v in r["late"].items()}
-    r["xon_late"] = lat_summary(r["xon_late"])
+    r["reaction"] = lat_summary(r["reaction"])
+    r["first_decision"] = lat_summary(r["first_decision"])
     r["xoff"] = lat_summary(r["xoff"])
     r["lost"] = lost
     print(json.dumps(r, indent=1, sort_keys=True))
@@ -773,6 +805,9 @@ class Bench:
         queue setup fails on the second start).  The virtual devices ignore
         the ring size, so the figures are those of the default."""
         kv.setdefault("tx_ring_size", "interface")
+        # The phases that keep a priority paused for seconds on purpose
+        # (c/b, held, plot) pass watchdog_detection_time=0: to the PFC
+        # watchdog that is a storm.  The others keep its default, on.
         args = []
         for p in ports:
             args += ["--", "set", "Port", p, "qos=@q"]
@@ -1082,7 +1117,8 @@ class Bench:
         self.results["plain_pcap_sink"] = {
             "cpp": median([w["cpp"] for w in plain]),
             "mpps": median([w["mpps"] for w in plain])}
-        self.qos_set(["sink"], pfc_enable="3,4", link_speed="10G")
+        self.qos_set(["sink"], pfc_enable="3,4", link_speed="10G",
+                     watchdog_detection_time=0)
         self.results["sink_txq"] = (self.pfc_show("sink").get("sink", {})
                                     .get("txq"))
         self.start_refresher()
@@ -1130,21 +1166,22 @@ class Bench:
                                                        path))
         return t
 
-    def trace_analyze(self, name, tracer, sends, prio_tc):
+    def trace_analyze(self, name, tracer, sends, prio_tc, windows=None):
         ev, lost = tracer.stop()
         hz = self.tsc_hz(ev)
         if not hz:
             self.usdt = False
             self.usdt_reason = "not measured: TSC frequency unknown"
             return None
-        r = analyze_trace(ev, sends, prio_tc, hz)
+        r = analyze_trace(ev, sends, prio_tc, hz, windows=windows)
         r["lost"] = lost
         self.usdt_results[name] = r
         log("%s: trace of %s events (%d lost); %d pause ends checked, %d "
-            "early; %d XOFF generation samples; %d rx frames unmatched, %d "
-            "ambiguous" % (name, r["events"], lost, r["checked"],
-                           len(r["early"]), len(r["xoff"]),
-                           r["unmatched_rx"], r["ambiguous_rx"]))
+            "early; %d reaction, %d XOFF generation samples; %d rx frames "
+            "unmatched, %d ambiguous"
+            % (name, r["events"], lost, r["checked"], len(r["early"]),
+               len(r["reaction"]), len(r["xoff"]), r["unmatched_rx"],
+               r["ambiguous_rx"]))
         return r
 
     def tsc_hz(self, ev=None):
@@ -1176,35 +1213,43 @@ class Bench:
         if not self.usdt:
             log("phase latency skipped: %s" % self.usdt_reason)
             return
-        log("XOFF generation and XON pause ends: src gets QoS pfc "
-            "pfc-enable=3 xoff-threshold=6000 xon-threshold=3000; %d "
-            "times: PFC frame pausing priority 3 at sink (65535 quanta), "
-            "1 ms, XON, 1.5 ms" % self.a.toggles)
+        log("XOFF generation, pause ends by XON, pause reaction: src gets "
+            "QoS pfc pfc-enable=3 xoff-threshold=6000 xon-threshold=3000; "
+            "%d times: PFC frame pausing priority 3 at sink (65535 quanta), "
+            "1 ms, XON, 1.5 ms; traced three times, each with only the "
+            "probes it times: unpause and tx_frame; paused; rx_frame and "
+            "unpause (early releases against the frames sent)"
+            % self.a.toggles)
         self.qos_set(["sink"], pfc_enable="3,4", link_speed="10G")
         self.qos_set(["src"], pfc_enable="3", link_speed="10G",
                      xoff_threshold=6000, xon_threshold=3000)
         time.sleep(0.3)
         sink_id, sink_tc, speed = self.port_info("sink")
         src_id, src_tc, _ = self.port_info("src")
-        tr = self.trace_start("latency", ["rx_frame", "unpause", "tx_frame",
-                                          "xoff_crossed"])
-        if tr is None:
-            self.qos_clear(["src"])
-            return
-        sends = []
-        p0 = self.pmd_preemptions()
-        for _ in range(self.a.toggles):
-            self.send_pfc_logged(sends, sink_id, speed, "xon", 3, 65535)
-            time.sleep(0.001)
-            self.send_pfc_logged(sends, sink_id, speed, "xon", 3, 0)
-            time.sleep(0.0015)
-        time.sleep(0.3)
-        pre = self.pmd_preemptions() - p0
-        r = self.trace_analyze("latency", tr, sends,
-                               {sink_id: sink_tc, src_id: src_tc})
-        if r is not None:
-            r["preempt"] = pre
-            r["xoff_port"] = src_id
+        for name, probes in (("latency", ["unpause", "tx_frame"]),
+                             ("reaction", ["paused"]),
+                             ("early", ["rx_frame", "unpause"])):
+            tr = self.trace_start(name, probes)
+            if tr is None:
+                break
+            sends = []
+            p0 = self.pmd_preemptions()
+            self.uc.call("dpif-netdev/pmd-stats-clear")
+            for _ in range(self.a.toggles):
+                self.send_pfc_logged(sends, sink_id, speed, "xon", 3, 65535)
+                time.sleep(0.001)
+                self.send_pfc_logged(sends, sink_id, speed, "xon", 3, 0)
+                time.sleep(0.0015)
+            iters = parse_pmd_perf(self.uc.call("dpif-netdev/pmd-perf-show",
+                                                "-nh"))
+            time.sleep(0.3)
+            pre = self.pmd_preemptions() - p0
+            r = self.trace_analyze(name, tr, sends,
+                                   {sink_id: sink_tc, src_id: src_tc})
+            if r is not None:
+                r["preempt"] = pre
+                r["xoff_port"] = src_id
+                r["iter_us"] = max(iters.values()) if iters else None
         self.qos_clear(["src"])
 
     def phase_pause_end(self):
@@ -1215,11 +1260,12 @@ class Bench:
             "out by themselves, while priority 3 flows; %d of each of %s "
             "(quanta@link-speed)" % (self.a.pause_count, ",".join(
                 "%d@%s" % qs for qs in self.a.quanta)))
-        tr = self.trace_start("pause-end", ["rx_frame", "unpause"])
+        tr = self.trace_start("pause-end", ["unpause"])
         if tr is None:
             return
         sends = []
         blocks = []
+        windows = {}
         speed = None
         prio_tc = {}
         for q, qspeed in self.a.quanta:
@@ -1234,9 +1280,11 @@ class Bench:
             block = "%d@%s" % (q, speed)
             p0 = self.pmd_preemptions()
             self.uc.call("dpif-netdev/pmd-stats-clear")
+            t0 = time.monotonic_ns()
             for _ in range(self.a.pause_count):
                 self.send_pfc_logged(sends, sink_id, bps, block, 3, q)
                 time.sleep(pause + 0.0005)
+            windows[block] = (t0, time.monotonic_ns())
             iters = parse_pmd_perf(self.uc.call("dpif-netdev/pmd-perf-show",
                                                 "-nh"))
             it_us = max(iters.values()) if iters else None
@@ -1248,7 +1296,7 @@ class Bench:
                            "%.2f" % it_us if it_us else "?",
                            blocks[-1]["preempt"]))
         time.sleep(0.1)
-        r = self.trace_analyze("pause-end", tr, sends, prio_tc)
+        r = self.trace_analyze("pause-end", tr, sends, prio_tc, windows)
         if r is None:
             return
         floor = self.timer_floor()
@@ -1270,6 +1318,7 @@ class Bench:
             "priority 3 from src is dropped by the flow table, priority-3 "
             "frames injected from netns B are held")
         self.qos_set(["sink"], pfc_enable="3,4", link_speed="1M",
+                     watchdog_detection_time=0,
                      queue_size=16384)
         self.flows("priority=20,in_port=src,dl_vlan_pcp=3,actions=drop",
                    "priority=10,in_port=src,actions=output:sink",
@@ -1339,7 +1388,8 @@ class Bench:
     def phase_plot(self):
         log("plot: per-priority throughput through a pause/resume cycle; "
             "link-speed=10M (65535 quanta = 3.36 s), one flow per priority")
-        self.qos_set(["sink"], pfc_enable="3,4", link_speed="10M")
+        self.qos_set(["sink"], pfc_enable="3,4", link_speed="10M",
+                     watchdog_detection_time=0)
         self.flows(*["in_port=src,dl_vlan_pcp=%d,actions=output:sink" % p
                      for p in range(8)])
         time.sleep(0.5)
@@ -1583,6 +1633,22 @@ class Bench:
             return None
         return self.stalls["late_2us_share"]
 
+    def lat_row(self, figure, result, key, target, what, none, reason):
+        """The table row of latency 'figure': the samples result[key] of a
+        traced phase's result (None if the phase did not run), against
+        'target' ns.  'what' names the samples, 'none' says what was missing
+        if there are none, 'reason' why the phase did not run."""
+        if result and result[key]:
+            s = lat_summary(result[key])
+            pre = result.get("preempt", 0)
+            return (figure,
+                    "p50 %d / p99 %d / max %d ns (%d %s)"
+                    % (s["p50"], s["p99"], s["max"], s["n"], what),
+                    "p99 <= %d ns" % target, "%d preempt." % pre,
+                    self.lat_verdict(s["p99"], target, s["n"], pre))
+        return (figure, "not measured: " + none if result else reason,
+                "p99 <= %d ns" % target, "-", "INCONCLUSIVE")
+
     def table(self):
         R = self.results
         rows = []   # (figure, measured, target, A/A, verdict)
@@ -1629,13 +1695,25 @@ class Bench:
                          reason if not U else "not measured: no pause end "
                          "traced", "0", "-", "INCONCLUSIVE"))
 
-        rows.append(("Pause reaction p99",
-                     NOT_MEASURED_REACTION if U else reason,
-                     "p99 <= %d ns" % TARGET_REACTION_NS, "-",
-                     "INCONCLUSIVE"))
+        rows.append(self.lat_row(
+            "Pause reaction p99", U.get("early"), "reaction",
+            TARGET_REACTION_NS, "pauses; PFC frame read to its pause in "
+            "force for every transmit decision", "no pause traced", reason))
 
         blocks = [b for b in U.get("pause-end", {}).get("blocks", [])
                   if b.get("n")]
+        lat = U.get("latency")
+        if lat and lat["late"].get("all") and lat.get("iter_us"):
+            # Pauses ended by XON, from the latency phase.
+            v = lat["late"]["all"]
+            b = dict(lat_summary(v), block="XON", quanta=0, speed="XON",
+                     iter_us=lat["iter_us"], preempt=lat.get("preempt", 0))
+            b["target_ns"] = b["iter_us"] * 1000 + TARGET_LATE_EXTRA_NS
+            b["over"] = sum(1 for x in v if x > b["target_ns"]) / len(v)
+            b["verdict"] = lat_verdict(b["p99"], b["target_ns"], len(v),
+                                       b["preempt"], b["over"],
+                                       self.timer_floor())
+            blocks.append(b)
         if blocks:
             order = {"PASS": 0, "INCONCLUSIVE": 1, "FAIL": 2}
             worst = max(blocks, key=lambda b: (
@@ -1644,10 +1722,12 @@ class Bench:
             floor = self.timer_floor()
             rows.append((
                 "Late end of a pause p99 (worst length)",
-                "p50 %d / p99 %d / max %d ns (%d quanta at %s, %d ends; PMD "
+                "p50 %d / p99 %d / max %d ns (%s, %d ends; PMD "
                 "iteration %s us%s)"
-                % (worst["p50"], worst["p99"], worst["max"], worst["quanta"],
-                   worst["speed"], worst["n"],
+                % (worst["p50"], worst["p99"], worst["max"],
+                   "%d quanta at %s" % (worst["quanta"], worst["speed"])
+                   if worst["quanta"] else "pauses ended by XON",
+                   worst["n"],
                    "%.2f" % worst["iter_us"] if worst.get("iter_us")
                    else "?",
                    "; %.1f%% over target" % (worst["over"] * 100)
@@ -1666,21 +1746,9 @@ class Bench:
                          "traced", "p99 <= one PMD iteration + 2 us", "-",
                          "INCONCLUSIVE"))
 
-        lat = U.get("latency")
-        if lat and lat["xoff"]:
-            s = lat_summary(lat["xoff"])
-            pre = lat.get("preempt", 0)
-            rows.append((
-                "XOFF generation p99",
-                "p50 %d / p99 %d / max %d ns (%d samples)"
-                % (s["p50"], s["p99"], s["max"], s["n"]),
-                "p99 <= %d ns" % TARGET_XOFF_NS, "%d preempt." % pre,
-                self.lat_verdict(s["p99"], TARGET_XOFF_NS, s["n"], pre)))
-        else:
-            rows.append(("XOFF generation p99",
-                         reason if not lat else "not measured: no XOFF "
-                         "traced", "p99 <= %d ns" % TARGET_XOFF_NS, "-",
-                         "INCONCLUSIVE"))
+        rows.append(self.lat_row(
+            "XOFF generation p99", U.get("latency"), "xoff", TARGET_XOFF_NS,
+            "samples", "no XOFF traced", reason))
 
         for k in (1, 2, 4, 8):
             s = R.get("ports=%d" % k)
@@ -1832,8 +1900,10 @@ class Bench:
               "on the PMD's CPU would miss a deadline by more than 2 us, "
               "because the CPU did not run then (see Stalls below).  A p99 "
               "over target whose samples miss it no more often than that "
-              "is INCONCLUSIVE; one that misses more often FAILs.  Pause "
-              "reaction has no probe of its own."
+              "is INCONCLUSIVE; one that misses more often FAILs.  Each "
+              "latency is the difference of two TSCs passed to one probe "
+              "hit, and each phase traces only the probes it needs, so no "
+              "trap into the kernel falls inside a timed interval."
               % ("%d Hz from %s" % (self.hz, self.hz_from) if self.hz
                  else "of ovs-vswitchd"))
         if not self.usdt_results:
@@ -1880,10 +1950,18 @@ class Bench:
                     print("  %5d quanta at %4s: no pause end traced (no "
                           "packet held?)" % (e["quanta"], e["speed"]))
         lat = self.usdt_results.get("latency")
-        if lat and lat["xon_late"]:
-            s_ = lat_summary(lat["xon_late"])
+        if lat and lat["late"].get("all"):
+            s_ = lat_summary(lat["late"]["all"])
             print("Pauses ended by XON: unpause p50 %d / p99 %d / max %d ns "
                   "after the XON was read (%d ends)."
+                  % (s_["p50"], s_["p99"], s_["max"], s_["n"]))
+        fd = self.usdt_results.get("reaction")
+        if fd and fd["first_decision"]:
+            s_ = lat_summary(fd["first_decision"])
+            print("First transmit decision on the paused port after the PFC "
+                  "frame was read (it honoured the pause; it waits for the "
+                  "rest of the PMD iteration, during which nothing is sent "
+                  "to that port): p50 %d / p99 %d / max %d ns (%d pauses)."
                   % (s_["p50"], s_["p99"], s_["max"], s_["n"]))
         for name, r in sorted(self.usdt_results.items()):
             for e in r["early"][:10]:

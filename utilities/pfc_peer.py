@@ -626,13 +626,14 @@ def send_streams(port, streams, count, rate, size=128, src=MAC_A, dst=MAC_B,
     return sent
 
 
-def send_pfc_refreshed(port, frame, interval, stop, until=None):
+def send_pfc_refreshed(port, frame, interval, stop, until=None, other=None):
     """Sends 'frame' every 'interval' s until 'stop' is set or time 'until'.
-    Returns the number sent."""
+    With 'other', sends 'frame' and 'other' in turn.  Returns the number
+    sent."""
     n = 0
     t_next = time.time()
     while not stop.is_set() and (until is None or time.time() < until):
-        port.send(frame)
+        port.send(other if other is not None and n % 2 else frame)
         n += 1
         t_next += interval
         delay = t_next - time.time()
@@ -1363,7 +1364,12 @@ def cmd_send_pfc(args):
             except OSError:
                 pass
         until = time.time() + args.duration if args.duration else None
-        n = send_pfc_refreshed(port, frame, args.interval, stop, until)
+        other = None
+        if args.alternate:
+            other = variant_frame(args.variant, parse_prios(args.prio), 0,
+                                  src)
+        n = send_pfc_refreshed(port, frame, args.interval, stop, until,
+                               other)
     else:
         for _ in range(args.count):
             port.send(frame)
@@ -1599,6 +1605,9 @@ def main():
     s.add_argument("--interval", type=float, default=0,
                    help="refresh every INTERVAL s until SIGTERM/--duration")
     s.add_argument("--duration", type=float, default=0)
+    s.add_argument("--alternate", action="store_true",
+                   help="with --interval: XOFF and XON (time 0) in turn, a "
+                   "partner that pauses and releases")
     s.add_argument("--xon-on-exit", action="store_true",
                    help="send the same frame with time 0 when stopping")
     s.add_argument("--rt", type=int, default=0,

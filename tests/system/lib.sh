@@ -365,13 +365,18 @@ pfc_port_c() {
 }
 
 # pfc_qos PORT KEY=VALUE...: gives PORT a QoS of type pfc with the given
-# other_config, and checks with pfc/show that ovs-vswitchd took it.
+# other_config, and checks with pfc/show that ovs-vswitchd took it.  Unless
+# a watchdog-* key is given, the PFC watchdog is off
+# (watchdog-detection-time=0): most tests hold pauses for seconds on
+# purpose, which the watchdog would take for a storm.
 pfc_qos() {
-    local port=$1 kv args=() out n0 n1 log=$PFC_TMP/ovs-vswitchd.log
+    local port=$1 kv args=() out n0 n1 log=$PFC_TMP/ovs-vswitchd.log wd=0
     shift
     for kv in "$@"; do
         args+=("other_config:${kv%%=*}=\"${kv#*=}\"")
+        case $kv in watchdog-*) wd=1 ;; esac
     done
+    [ $wd -eq 1 ] || args+=("other_config:watchdog-detection-time=0")
     n0=$(grep -c 'QoS type pfc' "$log")
     pfc_vsctl -- set Port "$port" qos=@q -- --id=@q create QoS type=pfc \
         "${args[@]}" >/dev/null || return 1
