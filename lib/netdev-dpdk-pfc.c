@@ -70,7 +70,16 @@
  * port stamps the start of each poll that emptied its ring
  * (netdev_dpdk_pfc_rx_begin() and netdev_dpdk_pfc_rx()); a pause holds its
  * priority until it expired and every rx queue was stamped at or after its
- * expiry.  A PFC frame read on any rx queue acts on the whole port. */
+ * expiry.  A PFC frame read on any rx queue acts on the whole port.
+ *
+ * PFC watchdog: lib/pfc.h, pfc_wd_run().  Each received PFC frame updates the
+ * watchdog under port->lock, with the pause timers.  A thread that flushes
+ * the port checks it at most every PFC_WD_CHECK_MS, and only if port->lock
+ * is free (trylock): no thread waits for it.  What it decides, the
+ * priorities whose pauses are ignored and whose packets are dropped, is
+ * published through atomics and pause_gen, like a pause, so transmit
+ * threads cache it with the blocked classes.  Storms are logged after every
+ * lock is released. */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"
@@ -1493,24 +1502,36 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     return blocked;
 }
 
+/* What one watchdog check found, for pfc_wd_log() to report once no lock
+ * is held. */
+struct pfc_wd_events {
+    uint8_t detected;                   /* Priorities that became stormed. */
+    uint8_t restored;                   /* And operational again. */
+    uint64_t since[PFC_N_PRIOS];        /* TSC: start of the detection. */
+    uint64_t stormed_at[PFC_N_PRIOS];   /* TSC: detection of the storm. */
+    uint64_t now, hz;                   /* TSC of the check, TSC cycles/s. */
+    enum pfc_wd_action action;
+    uint32_t restore_ms;
+    char name[MEMBER_SIZEOF(struct pfc_port, name)];
+};
+
 /* Runs the PFC watchdog of the port of 'pfc' at TSC 'now' (pfc_wd_run()), at
  * most once per PFC_WD_CHECK_MS and only if port->lock is free, so that the
  * thread that flushes the port never waits here.  A priority counts as
  * paused while a pause timer that XOFF set runs, and as waiting while a tx
- * queue of 'pfc' holds packets of its traffic class.  Logs each storm
- * detected (WARN) and restored (INFO) after releasing the lock.  The caller
- * holds the lock of one tx queue of 'pfc', which keeps pfc->txq in place. */
+ * queue of 'pfc' holds packets of its traffic class.  Stores in '*ev' the
+ * storms detected and restored, for the caller to log with pfc_wd_log()
+ * once it has released its locks.  The caller holds the lock of one tx
+ * queue of 'pfc', which keeps pfc->txq in place. */
 static void
-pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now)
+pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
+             struct pfc_wd_events *ev)
 {
     struct pfc_port *port = pfc->port;
-    uint64_t since[PFC_N_PRIOS], stormed_at[PFC_N_PRIOS];
-    uint8_t detected, restored, waiting = 0, paused;
-    enum pfc_wd_action action;
-    uint32_t restore_ms;
-    char name[sizeof port->name];
+    uint8_t waiting = 0, paused;
     uint64_t next, hz;
 
+    ev->detected = ev->restored = 0;
     atomic_read_relaxed(&port->wd_next_check, &next);
     if (now < next || !rte_spinlock_trylock(&port->lock)) {
         return;
@@ -1534,35 +1555,44 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now)
     }
     waiting = pfc_tcs_prios(pfc->cfg.prio_to_tc, waiting);
     paused = pfc_pause_status(&port->pause, now);
-    memcpy(since, port->wd.since, sizeof since);
-    memcpy(stormed_at, port->wd.stormed_at, sizeof stormed_at);
-    pfc_wd_run(&port->wd, &port->wd_params, paused, waiting, now, &detected,
-               &restored);
-    if (detected | restored) {
+    memcpy(ev->since, port->wd.since, sizeof ev->since);
+    pfc_wd_run(&port->wd, &port->wd_params, paused, waiting, now,
+               &ev->detected, &ev->restored);
+    if (ev->detected | ev->restored) {
         pfc_wd_publish(port);
+        memcpy(ev->stormed_at, port->wd.stormed_at, sizeof ev->stormed_at);
+        ev->now = now;
+        ev->hz = hz;
+        ev->action = port->wd_params.action;
+        ev->restore_ms = pfc->cfg.wd_restore_ms;
+        ovs_strlcpy(ev->name, port->name, sizeof ev->name);
     }
-    action = port->wd_params.action;
-    restore_ms = pfc->cfg.wd_restore_ms;
-    ovs_strlcpy(name, port->name, sizeof name);
     rte_spinlock_unlock(&port->lock);
+}
 
-    for (; detected; detected &= detected - 1) {
-        int n = raw_ctz(detected);
+/* Logs what pfc_wd_check() found in 'ev': one WARN per storm detected, one
+ * INFO per storm restored.  Call it with no lock held. */
+static void
+pfc_wd_log(const struct pfc_wd_events *ev)
+{
+    for (uint8_t d = ev->detected; d; d &= d - 1) {
+        int n = raw_ctz(d);
 
         VLOG_WARN("%s: PFC storm on priority %d: paused by the link partner, "
                   "with packets waiting, for %"PRIu64" ms; watchdog action "
-                  "%s", name, n, (now - MIN(since[n], now)) * 1000 / hz,
-                  pfc_wd_action_name(action));
+                  "%s", ev->name, n,
+                  (ev->now - MIN(ev->since[n], ev->now)) * 1000 / ev->hz,
+                  pfc_wd_action_name(ev->action));
     }
-    for (; restored; restored &= restored - 1) {
-        int n = raw_ctz(restored);
+    for (uint8_t r = ev->restored; r; r &= r - 1) {
+        int n = raw_ctz(r);
+        uint64_t lasted = ev->now - MIN(ev->stormed_at[n], ev->now);
 
         VLOG_INFO("%s: PFC storm on priority %d over after %"PRIu64" ms "
                   "(no XOFF for it for %"PRIu32" ms, or the watchdog is off "
                   "for it); watchdog action was %s: pauses are honoured "
-                  "again", name, n,
-                  (now - MIN(stormed_at[n], now)) * 1000 / hz, restore_ms,
-                  pfc_wd_action_name(action));
+                  "again", ev->name, n, lasted * 1000 / ev->hz,
+                  ev->restore_ms, pfc_wd_action_name(ev->action));
     }
 }
 
@@ -1597,6 +1627,7 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
 {
     uint64_t now = rte_get_tsc_cycles();
     struct netdev_dpdk_pfc *live, *other;
+    struct pfc_wd_events ev;
     uint64_t holding;
     struct pfc_txq *t;
 
@@ -1605,8 +1636,11 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
         return;
     }
     pfc_service(live, t, mp, now);
-    pfc_wd_check(live, now);
+    pfc_wd_check(live, now, &ev);
     rte_spinlock_unlock(&t->lock);
+    if (OVS_UNLIKELY(ev.detected | ev.restored)) {
+        pfc_wd_log(&ev);
+    }
 
     atomic_read_relaxed(&live->holding, &holding);
     for (; holding; holding &= holding - 1) {
