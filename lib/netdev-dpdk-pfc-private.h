@@ -29,7 +29,12 @@
 #include "pfc.h"
 #include "util.h"
 
-/* Per DPDK port id state, for the life of the process (see the header). */
+/* Per port state, for the life of the process (see the header): one per DPDK
+ * port id, then PFC_MAX_VHOST for vhost-user ports, which have no DPDK port
+ * id (pfc_port_is_vhost()). */
+#define PFC_MAX_VHOST 64
+#define PFC_N_PORTS (RTE_MAX_ETHPORTS + PFC_MAX_VHOST)
+
 struct pfc_port {
     rte_spinlock_t lock;        /* Protects the members marked [L]. */
 
@@ -135,9 +140,29 @@ struct pfc_port {
     atomic_uint64_t wd_rx_dropped[PFC_N_PRIOS];   /* Received on this port
                                                    * during its storm and
                                                    * dropped (drop). */
+
+    /* vhost-user ports only (lib/pfc.h, pfc_backpressure_next()). */
+    atomic_int vid;                     /* vhost device id that the last
+                                         * transmit call named, or -1. */
+    atomic_uint8_t bp_stopped;          /* Priorities that stop the guest's
+                                         * transmit (this switch does not
+                                         * dequeue its virtqueues). */
+    uint64_t bp_since;                  /* [L] TSC of the last stop. */
+    uint64_t bp_stops;                  /* [L] Running -> stopped. */
+    uint64_t bp_cycles;                 /* [L] TSC cycles stopped, up to the
+                                         * last resume. */
+    uint64_t bp_stops_prio[PFC_N_PRIOS]; /* [L] Stops that priority n
+                                          * started or joined. */
 };
 
-extern struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
+extern struct pfc_port pfc_ports[PFC_N_PORTS];
+
+/* True if 'port' is the state of a vhost-user port. */
+static inline bool
+pfc_port_is_vhost(const struct pfc_port *port)
+{
+    return port - pfc_ports >= RTE_MAX_ETHPORTS;
+}
 
 /* The traffic class queues of one tx queue of a port (see the opening
  * comment).  Members other than 'lock' and the atomics are used under

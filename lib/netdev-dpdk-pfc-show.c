@@ -127,6 +127,63 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     add_stat(stats, &n, "pfc_rx_unsupported_frames", c.rx_unsupported);
 }
 
+/* Returns the TSC cycles for which the guest of vhost-user 'port' has been
+ * stopped, including the stop in force at TSC 'now'.  The caller holds
+ * port->lock, or 'port' is a copy. */
+static uint64_t
+pfc_bp_cycles(const struct pfc_port *port, uint8_t stopped, uint64_t now)
+{
+    return port->bp_cycles + (stopped && now > port->bp_since
+                              ? now - port->bp_since : 0);
+}
+
+/* Appends the PFC counters of vhost-user port 'pfc' to 'stats':
+ * pfc_hold_drops_pN and pfc_vhost_stops_pN (N = 0..7), then
+ * pfc_vhost_stopped (1 while the guest's transmit is stopped),
+ * pfc_vhost_stops and pfc_vhost_stopped_ms. */
+void
+netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
+                                       struct netdev_custom_stats *stats)
+{
+    uint64_t stops_prio[PFC_N_PRIOS], stops, cycles, hz;
+    struct pfc_port *port = pfc->port;
+    struct pfc_counters c;
+    uint8_t stopped;
+    size_t n;
+
+    if (!port) {
+        return;
+    }
+    rte_spinlock_lock(&port->lock);
+    c = port->counters;
+    if (port->conf) {
+        pfc_add_live_drops(port->conf, &c);
+    }
+    atomic_read_relaxed(&port->bp_stopped, &stopped);
+    memcpy(stops_prio, port->bp_stops_prio, sizeof stops_prio);
+    stops = port->bp_stops;
+    cycles = pfc_bp_cycles(port, stopped, rte_get_tsc_cycles());
+    hz = port->tb.hz;
+    rte_spinlock_unlock(&port->lock);
+
+    n = stats->size;
+    stats->size += 2 * PFC_N_PRIOS + 3;
+    stats->counters = xrealloc(stats->counters,
+                               stats->size * sizeof *stats->counters);
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+
+        snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
+        add_stat(stats, &n, name, c.hold_drops[p]);
+        snprintf(name, sizeof name, "pfc_vhost_stops_p%d", p);
+        add_stat(stats, &n, name, stops_prio[p]);
+    }
+    add_stat(stats, &n, "pfc_vhost_stopped", stopped != 0);
+    add_stat(stats, &n, "pfc_vhost_stops", stops);
+    add_stat(stats, &n, "pfc_vhost_stopped_ms",
+             hz ? cycles / (hz / 1000) : 0);
+}
+
 /* What "pfc/show" prints about one port, copied under its lock so that it is
  * formatted without holding it: a PMD thread that reads a PFC frame
  * meanwhile must not wait for that (tens of us; the rx ring of a 10 Gb/s
@@ -195,6 +252,68 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
     snap->n_txq = pfc->n_txq;
     atomic_read_relaxed(&port->n_rxq, &snap->n_rxq);
     snap->now = rte_get_tsc_cycles();
+}
+
+/* "pfc/show" of a vhost-user port: no MAC, no pause timers and no PFC
+ * frames; its guest is stopped instead (backpressure). */
+static void
+pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
+{
+    const struct pfc_port *port = &snap->port;
+    const struct pfc_config *cfg = &snap->cfg;
+    const struct pfc_thresholds *thr = &snap->thr;
+    const struct pfc_counters *c = &snap->counters;
+    uint8_t stopped;
+    int vid;
+
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->bp_stopped,
+                        &stopped);
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->vid, &vid);
+    ds_put_format(ds, "%s:\n", port->name);
+    ds_put_format(ds, "  vhost-user port (%s): backpressure on the guest, "
+                  "no PFC frames\n", vid >= 0 ? "guest attached"
+                                               : "no guest");
+    ds_put_cstr(ds, "  pfc-enable: ");
+    pfc_format_prios(ds, cfg->enabled);
+    ds_put_char(ds, '\n');
+    if (thr->derived) {
+        ds_put_format(ds, "  xoff: %"PRIu64" packets, xon: %"PRIu64
+                      " packets (derived)\n", thr->xoff_pkts, thr->xon_pkts);
+    } else {
+        ds_put_format(ds, "  xoff-threshold: %"PRIu64" bytes, "
+                      "xon-threshold: %"PRIu64" bytes%s\n",
+                      cfg->xoff_threshold, cfg->xon_threshold,
+                      cfg->xon_default ? " (default)" : "");
+    }
+    ds_put_format(ds, "  queue-size: %"PRIu32" packets, default-priority: "
+                  "%d\n", cfg->queue_size, cfg->default_priority);
+    ds_put_cstr(ds, "  guest tx: ");
+    if (stopped) {
+        ds_put_cstr(ds, "stopped by ");
+        pfc_format_prios(ds, stopped);
+    } else {
+        ds_put_cstr(ds, "running");
+    }
+    ds_put_format(ds, ", stops %"PRIu64", stopped %"PRIu64" ms in all\n",
+                  port->bp_stops,
+                  pfc_ticks_to_ns(&port->tb,
+                                  pfc_bp_cycles(port, stopped, snap->now))
+                  / 1000000);
+    if (port->last_error) {
+        ds_put_format(ds, "  last configuration refused: %s\n",
+                      port->last_error);
+    }
+    ds_put_format(ds, "  %-4s %-2s %9s %10s %13s %12s %7s %10s\n", "prio",
+                  "tc", "held-pkts", "held-bytes", "ingress-bytes",
+                  "ingress-pkts", "stops", "hold-drops");
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        ds_put_format(ds, "  p%-3d %-2d %9"PRIu64" %10"PRIu64" %13"PRIu64
+                      " %12"PRIu64" %7"PRIu64" %10"PRIu64"\n",
+                      n, cfg->prio_to_tc[n], snap->held_pkts[n],
+                      snap->held_bytes[n], snap->occ_bytes[n],
+                      snap->occ_pkts[n], port->bp_stops_prio[n],
+                      c->hold_drops[n]);
+    }
 }
 
 static void
@@ -330,7 +449,7 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
     bool found = false;
 
     netdev_dpdk_pfc_ports_init();
-    for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
+    for (int i = 0; i < PFC_N_PORTS; i++) {
         struct pfc_port *port = &pfc_ports[i];
         bool show;
 
@@ -340,7 +459,11 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
             pfc_show_snapshot(snap, port);
         }
         rte_spinlock_unlock(&port->lock);
-        if (show) {
+        if (show && pfc_port_is_vhost(port)) {
+            pfc_show_vhost_port(&ds, snap);
+            free(snap->port.last_error);
+            found = true;
+        } else if (show) {
             pfc_show_port(&ds, snap);
             free(snap->port.last_error);
             found = true;

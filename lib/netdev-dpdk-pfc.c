@@ -92,6 +92,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
+#include <rte_vhost.h>
 
 #include "netdev-offload.h"
 #include "netdev-provider.h"
@@ -112,6 +113,11 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 /* Link speed assumed when neither the link nor other_config:link-speed gives
  * one, in bit/s. */
 #define PFC_FALLBACK_LINK_SPEED 10000000000ULL
+
+/* The virtqueue in which a guest receives on its queue pair 'qp': the
+ * receiveq of a virtio-net device is virtqueue 2 x qp, its transmitq the
+ * next one (virtio 1.1, 5.1.2). */
+#define PFC_VIRTQ_RX(qp) ((qp) * 2)
 
 /* Most held packets handed to the NIC in one rte_eth_tx_burst() call. */
 #define PFC_TX_BURST 32
@@ -178,7 +184,33 @@ pfc_wd_publish(struct pfc_port *port)
     }
 }
 
-struct pfc_port pfc_ports[RTE_MAX_ETHPORTS];
+struct pfc_port pfc_ports[PFC_N_PORTS];
+
+/* Hands up to 'n' packets, in order from pkts[0], to tx queue 'qid' of
+ * 'port': the NIC's tx ring (rte_eth_tx_burst(), which takes the mbufs), or
+ * for a vhost-user port the guest's receive virtqueue of queue pair 'qid'
+ * (rte_vhost_enqueue_burst() copies them: those it took are freed here).
+ * Returns how many were taken; the others stay with the caller.  A vhost
+ * port whose guest is not there takes nothing. */
+static inline uint16_t
+pfc_xmit(struct pfc_port *port, int qid, struct rte_mbuf **pkts, uint16_t n)
+{
+    uint16_t k;
+    int vid;
+
+    if (OVS_LIKELY(!pfc_port_is_vhost(port))) {
+        return n ? rte_eth_tx_burst(port - pfc_ports, qid, pkts, n) : 0;
+    }
+    atomic_read_relaxed(&port->vid, &vid);
+    if (vid < 0 || !n) {
+        return 0;
+    }
+    k = rte_vhost_enqueue_burst(vid, PFC_VIRTQ_RX(qid), pkts, n);
+    if (k) {
+        rte_pktmbuf_free_bulk(pkts, k);
+    }
+    return k;
+}
 
 void
 netdev_dpdk_pfc_ports_init(void)
@@ -186,8 +218,9 @@ netdev_dpdk_pfc_ports_init(void)
     static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
 
     if (ovsthread_once_start(&once)) {
-        for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
+        for (int i = 0; i < PFC_N_PORTS; i++) {
             rte_spinlock_init(&pfc_ports[i].lock);
+            atomic_init(&pfc_ports[i].vid, -1);
         }
         ovsthread_once_done(&once);
     }
@@ -312,6 +345,39 @@ pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
  * offloaded flows would bypass the traffic class queues), the driver
  * refuses to pass MAC Control frames, or the headroom does not fit.  The
  * reason is kept for pfc/show. */
+/* Returns the state of the vhost-user port named 'name': the slot it had,
+ * or a free one, or NULL if all PFC_MAX_VHOST are taken.  A slot is free
+ * when no QoS object uses it and no packet from its port is still held
+ * anywhere.  Main thread only. */
+static struct pfc_port *
+pfc_vhost_port(const char *name)
+{
+    struct pfc_port *free_port = NULL;
+
+    for (int i = RTE_MAX_ETHPORTS; i < PFC_N_PORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+        bool mine, usable;
+
+        rte_spinlock_lock(&port->lock);
+        mine = port->name[0] && !strcmp(port->name, name);
+        usable = !port->conf && (!port->name[0] || port->dead);
+        rte_spinlock_unlock(&port->lock);
+        if (mine) {
+            return port;
+        }
+        for (int n = 0; usable && n < PFC_N_PRIOS; n++) {
+            uint64_t pkts;
+
+            atomic_read_relaxed(&port->occ_pkts[n], &pkts);
+            usable = !pkts;
+        }
+        if (usable && !free_port) {
+            free_port = port;
+        }
+    }
+    return free_port;
+}
+
 static int
 pfc_bind__(struct netdev_dpdk_pfc *pfc,
            const struct netdev_dpdk_pfc_port_info *info)
@@ -324,11 +390,19 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     bool ring_lim_known;
     char *err;
 
-    if (info->port_id >= RTE_MAX_ETHPORTS) {
+    if (info->vhost) {
+        port = pfc_vhost_port(info->name);
+        if (!port) {
+            VLOG_ERR("%s: QoS type pfc: at most %d vhost-user ports can have "
+                     "it", info->name, PFC_MAX_VHOST);
+            return EINVAL;
+        }
+    } else if (info->port_id >= RTE_MAX_ETHPORTS) {
         VLOG_ERR("%s: QoS type pfc needs an attached DPDK port", info->name);
         return EINVAL;
+    } else {
+        port = &pfc_ports[info->port_id];
     }
-    port = &pfc_ports[info->port_id];
     if (info->flow_ctrl) {
         err = xasprintf("QoS type pfc and 802.3x flow control are mutually "
                         "exclusive: set options:rx-flow-ctrl=false and "
@@ -348,8 +422,17 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         return EINVAL;
     }
 
-    limits.link_speed = (pfc->cfg.link_speed ? pfc->cfg.link_speed
-                         : pfc_link_speed(info->port_id, &from_link));
+    if (info->vhost) {
+        /* No link: the speed only scales the derived headroom, which a
+         * guest, stopped at once, does not need; at the fallback speed it
+         * errs on the safe side. */
+        from_link = true;
+        limits.link_speed = (pfc->cfg.link_speed ? pfc->cfg.link_speed
+                             : PFC_FALLBACK_LINK_SPEED);
+    } else {
+        limits.link_speed = (pfc->cfg.link_speed ? pfc->cfg.link_speed
+                             : pfc_link_speed(info->port_id, &from_link));
+    }
     if (!pfc->cfg.link_speed && !from_link) {
         VLOG_WARN("%s: link speed unknown, assuming %"PRIu64" bit/s for "
                   "pause quanta; set other_config:link-speed", info->name,
@@ -371,17 +454,24 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     const char *driver;
 
     memset(&dev_info, 0, sizeof dev_info);
-    driver = (!rte_eth_dev_info_get(info->port_id, &dev_info)
-              && dev_info.driver_name ? dev_info.driver_name : "unknown");
-    mac_control = pfc_mac_control_setup(info->port_id, driver,
-                                        pfc->cfg.mac_control_trust, &err);
+    memset(&ring_lim, 0, sizeof ring_lim);
+    if (info->vhost) {
+        driver = "vhost-user";
+        mac_control = PFC_MAC_CONTROL_VIRTUAL;
+    } else {
+        driver = (!rte_eth_dev_info_get(info->port_id, &dev_info)
+                  && dev_info.driver_name ? dev_info.driver_name : "unknown");
+        mac_control = pfc_mac_control_setup(info->port_id, driver,
+                                            pfc->cfg.mac_control_trust, &err);
+    }
     if (mac_control == PFC_MAC_CONTROL_REFUSED) {
         VLOG_ERR("%s: QoS type pfc refused: %s", info->name, err);
         pfc_port_set_error(port, info->name, err);
         return EINVAL;
     }
 
-    ring_lim_known = pfc_ring_limits_get(info->port_id, &ring_lim);
+    ring_lim_known = (!info->vhost
+                      && pfc_ring_limits_get(info->port_id, &ring_lim));
     if (pfc->n_txq != MAX(info->n_txq, 1)) {
         pfc_txqs_resize(pfc, MAX(info->n_txq, 1));
     }
@@ -400,6 +490,9 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         }
         atomic_store_relaxed(&port->max_until, 0);
         pfc_wd_init(&port->wd);
+        atomic_store_relaxed(&port->bp_stopped, 0);
+        port->bp_stops = port->bp_cycles = 0;
+        memset(port->bp_stops_prio, 0, sizeof port->bp_stops_prio);
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             atomic_store_relaxed(&port->wd_tx_dropped[n], 0);
             atomic_store_relaxed(&port->wd_tx_forwarded[n], 0);
@@ -551,7 +644,7 @@ netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *pfc, uint16_t port_id,
 static void
 pfc_discharge(const struct pfc_held *h)
 {
-    if (h->in_port < RTE_MAX_ETHPORTS) {
+    if (h->in_port < PFC_N_PORTS) {
         uint64_t orig;
 
         atomic_sub_relaxed(&pfc_ports[h->in_port].occ_bytes[h->prio], h->len,
@@ -1216,6 +1309,9 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
     struct pfc_port *port = pfc->port;
     uint8_t asserted = port->xoff.asserted;
 
+    if (pfc_port_is_vhost(port)) {
+        return false;           /* No PFC frames: backpressure instead. */
+    }
     if (OVS_UNLIKELY(asserted & ~pfc->xparams.enabled)) {
         return true;
     }
@@ -1380,7 +1476,8 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
           uint8_t blocked)
 {
     uint16_t port_id = pfc->port - pfc_ports;
-    bool prepare = userspace_tso_enabled();
+    bool prepare = (userspace_tso_enabled()
+                    && !pfc_port_is_vhost(pfc->port));
 
     for (uint32_t tcs = t->nonempty & ~blocked; tcs; tcs &= tcs - 1) {
         int tc = raw_ctz(tcs);
@@ -1405,7 +1502,7 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
             } else {
                 n_ok = n;
             }
-            sent = n_ok ? rte_eth_tx_burst(port_id, qid, burst, n_ok) : 0;
+            sent = pfc_xmit(pfc->port, qid, burst, n_ok);
             for (uint16_t i = 0; i < sent; i++) {
                 pfc_unhold(t, pfc_holdq_peek(q, i));
             }
@@ -1445,6 +1542,33 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
         }
         t->nonempty &= ~(1u << tc);
     }
+}
+
+/* Frees the packets held in 't', a tx queue of 'pfc' whose vhost-user guest
+ * is gone: nothing can take them.  Counts them as hold drops and in
+ * tx_dropped.  The caller holds t->lock. */
+static void
+pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
+{
+    uint64_t n = 0, orig;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        struct pfc_holdq *q = &t->q[tc];
+
+        while (q->n) {
+            const struct pfc_held *h = pfc_holdq_peek(q, 0);
+
+            pfc_unhold(t, h);
+            pfc_count(&t->hold_drops[h->prio], 1);
+            rte_pktmbuf_free(h->pkt);
+            pfc_holdq_pop(q, 1);
+            n++;
+        }
+    }
+    t->n_held = 0;
+    t->nonempty = 0;
+    pfc_note_holding(pfc, t);
+    atomic_add_relaxed(&pfc->port->held_dropped, n, &orig);
 }
 
 /* Locks tx queue 'qid' of 'pfc', or with 'try' only if that does not wait,
@@ -1490,7 +1614,14 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     int qid = t - pfc->txq;
     uint8_t blocked;
 
-    if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
+    if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port))) {
+        int vid;
+
+        atomic_read_relaxed(&pfc->port->vid, &vid);
+        if (vid < 0 && t->n_held) {
+            pfc_txq_free_held(pfc, t);
+        }
+    } else if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
         pfc_tx_control(pfc, qid, mp, now);
     }
     blocked = pfc_blocked(pfc, t, now);
@@ -1705,7 +1836,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     h.len = rte_pktmbuf_pkt_len(m);
     h.prio = prio;
     h.in_port = UINT16_MAX;
-    if (m->port < RTE_MAX_ETHPORTS) {
+    if (m->port < PFC_N_PORTS) {
         bool active;
 
         atomic_read_relaxed(&pfc_ports[m->port].active, &active);
@@ -1734,14 +1865,16 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
  * the others, pkts[sent] up to the prepared count 'cnt - *n_bad', are left
  * to the caller. */
 static int
-pfc_tx_burst(uint16_t port_id, int qid, struct rte_mbuf **pkts, int cnt,
+pfc_tx_burst(struct pfc_port *port, int qid, struct rte_mbuf **pkts, int cnt,
              int *n_bad)
 {
+    uint16_t port_id = port - pfc_ports;
     int n = cnt;
     int sent = 0;
 
     *n_bad = 0;
-    if (OVS_UNLIKELY(userspace_tso_enabled()) && cnt) {
+    if (OVS_UNLIKELY(userspace_tso_enabled()) && cnt
+        && !pfc_port_is_vhost(port)) {
         n = rte_eth_tx_prepare(port_id, qid, pkts, cnt);
         if (n < cnt) {
             VLOG_WARN_RL(&rl, "dpdk port %"PRIu16": %d of %d packets fail "
@@ -1752,7 +1885,7 @@ pfc_tx_burst(uint16_t port_id, int qid, struct rte_mbuf **pkts, int cnt,
         }
     }
     while (sent < n) {
-        uint16_t k = rte_eth_tx_burst(port_id, qid, pkts + sent, n - sent);
+        uint16_t k = pfc_xmit(port, qid, pkts + sent, n - sent);
 
         if (!k) {
             break;
@@ -1785,12 +1918,10 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     int kept = 0, held = 0, dropped = 0;
     int sent, n_bad, n_tx_full = 0;
     int qid = t - pfc->txq;
+    uint8_t lossy_refused;
     unsigned int n_free = 0;
-    uint16_t port_id;
     uint64_t now, gen;
     uint8_t blocked;
-
-    port_id = pfc->port - pfc_ports;
 
     /* Fast path: no pause in force or pending on any priority (the cached
      * answer of pfc_blocked() says so for as long as no PFC frame is read),
@@ -1858,21 +1989,30 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         }
     }
 
-    sent = pfc_tx_burst(port_id, qid, pkts, kept, &n_bad);
+    sent = pfc_tx_burst(pfc->port, qid, pkts, kept, &n_bad);
     dropped += n_bad;
 
     /* The tx ring is full: hold the rest, in order, behind nothing (their
-     * classes had no packets held, or they would have been held above). */
+     * classes had no packets held, or they would have been held above).  On
+     * a vhost port, only the lossless priorities. */
     if (sent < kept - n_bad && !now) {
         now = rte_get_tsc_cycles();
     }
+    lossy_refused = (pfc_port_is_vhost(pfc->port)
+                     ? (uint8_t) ~pfc->cfg.enabled : 0);
     for (int i = sent; i < kept - n_bad; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
                                        rte_pktmbuf_data_len(m),
                                        pfc->cfg.default_priority);
 
-        if (pfc_hold(pfc, t, m, prio, now)) {
+        if (OVS_UNLIKELY(lossy_refused >> prio & 1)) {
+            /* A vhost port: a lossy priority that the guest's virtqueue
+             * refuses is dropped, as without PFC (retried first, by
+             * pfc_tx_burst(), while the guest takes some). */
+            rte_pktmbuf_free(m);
+            dropped++;
+        } else if (pfc_hold(pfc, t, m, prio, now)) {
             held++;
             n_tx_full++;
         } else {
@@ -1926,6 +2066,111 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     rte_spinlock_unlock(&t->lock);
     *qos_drops += dropped;
     return 0;
+}
+
+/* Notes 'vid', the vhost device id that a caller names, in the port of
+ * 'pfc', if it changed: a shared write only when the guest changes. */
+static void
+pfc_vhost_note_vid(struct netdev_dpdk_pfc *pfc, int vid)
+{
+    struct pfc_port *port = pfc->port;
+    int old;
+
+    if (port) {
+        atomic_read_relaxed(&port->vid, &old);
+        if (old != vid) {
+            atomic_store_relaxed(&port->vid, vid);
+        }
+    }
+}
+
+/* netdev_dpdk_pfc_send() for a vhost-user port whose guest is 'vid' (or -1
+ * if it is not there), on the guest's queue pair 'qid': a packet of a
+ * lossless priority (pfc-enable) that the guest's receive virtqueue
+ * refuses is held in order instead of dropped, counted in the ingress
+ * buffer occupancy of its ingress port and priority, and handed to the
+ * guest as it frees descriptors (netdev_dpdk_pfc_tx_flush_vhost()).  A
+ * lossy priority is dropped, as without PFC.  Every mbuf of 'pkts' is sent
+ * (and so freed), held or freed, unless the return value, as for
+ * netdev_dpdk_pfc_send(), is 'cnt': then the caller sends them as without
+ * QoS.  The caller holds netdev-dpdk's lock of the queue. */
+int
+netdev_dpdk_pfc_send_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid,
+                           struct rte_mbuf **pkts, int cnt, int *n_taken,
+                           uint64_t *drops)
+{
+    pfc_vhost_note_vid(pfc, vid);
+    return netdev_dpdk_pfc_send(pfc, qid, NULL, pkts, cnt, n_taken, drops);
+}
+
+/* netdev_dpdk_pfc_tx_flush() for a vhost-user port whose guest is 'vid' (or
+ * -1: what it holds is freed and counted), on the guest's queue pair
+ * 'qid'. */
+void
+netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid)
+{
+    pfc_vhost_note_vid(pfc, vid);
+    netdev_dpdk_pfc_tx_flush(pfc, qid, NULL);
+}
+
+/* For the PMD thread about to dequeue what the guest of vhost-user port
+ * 'pfc' sent: returns true if it must not, because the ingress buffer
+ * occupancy of a priority in its pfc-enable is over XOFF and has not yet
+ * fallen to XON (lib/pfc.h, pfc_backpressure_next()).  Reads the occupancy
+ * of the enabled priorities, lock-free; takes port->lock only when the
+ * decision changes, to count it. */
+bool
+netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
+{
+    uint64_t bytes[PFC_N_PRIOS] = { 0 }, pkts[PFC_N_PRIOS] = { 0 };
+    struct pfc_port *port = pfc->port;
+    uint8_t old, next;
+
+    if (!port) {
+        return false;
+    }
+    atomic_read_relaxed(&port->bp_stopped, &old);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if ((pfc->xparams.enabled | old) >> n & 1) {
+            atomic_read_relaxed(&port->occ_bytes[n], &bytes[n]);
+            atomic_read_relaxed(&port->occ_pkts[n], &pkts[n]);
+        }
+    }
+    next = pfc_backpressure_next(&pfc->xparams, old, bytes, pkts);
+    if (OVS_UNLIKELY(next != old)) {
+        uint64_t now = rte_get_tsc_cycles();
+
+        rte_spinlock_lock(&port->lock);
+        atomic_read_relaxed(&port->bp_stopped, &old);
+        if (next && !old) {
+            port->bp_stops++;
+            port->bp_since = now;
+        } else if (!next && old) {
+            port->bp_cycles += now - port->bp_since;
+        }
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            port->bp_stops_prio[n] += (next & ~old) >> n & 1;
+        }
+        atomic_store_relaxed(&port->bp_stopped, next);
+        rte_spinlock_unlock(&port->lock);
+    }
+    return next != 0;
+}
+
+/* Marks the 'cnt' packets in 'pkts', just dequeued from the guest of
+ * vhost-user port 'pfc', as received on that port, so that while they are
+ * held at an egress they count in its ingress buffer occupancy. */
+void
+netdev_dpdk_pfc_vhost_rx(struct netdev_dpdk_pfc *pfc, struct rte_mbuf **pkts,
+                         int cnt)
+{
+    if (pfc->port) {
+        uint16_t in = pfc->port - pfc_ports;
+
+        for (int i = 0; i < cnt; i++) {
+            pkts[i]->port = in;
+        }
+    }
 }
 
 /* Moves the packets held by 'old' into 'new', which replaces it as the QoS
@@ -2019,13 +2264,13 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
 /* Hands 'cnt' packets to tx queue 'qid' of 'port_id', retrying for up to
  * about 1 ms while the ring is full.  Returns how many the driver took. */
 static int
-pfc_tx_burst_blocking(uint16_t port_id, int qid, struct rte_mbuf **pkts,
+pfc_tx_burst_blocking(struct pfc_port *port, int qid, struct rte_mbuf **pkts,
                       int cnt)
 {
     int sent = 0;
 
     for (int tries = 0; sent < cnt && tries < 1000; tries++) {
-        uint16_t k = rte_eth_tx_burst(port_id, qid, pkts + sent, cnt - sent);
+        uint16_t k = pfc_xmit(port, qid, pkts + sent, cnt - sent);
 
         sent += k;
         if (!k) {
@@ -2051,13 +2296,12 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
 {
     struct pfc_port *port = pfc->port;
     uint64_t freed = 0, sent_held = 0;
-    uint16_t port_id;
+    bool closing = !send_held;
 
     pfc_txqs_lock(pfc);
     if (!port) {
         goto out;
     }
-    port_id = port - pfc_ports;
 
     /* The XON for every XOFF in force: decided under port->lock, sent
      * outside it. */
@@ -2076,7 +2320,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &port->mac,
                          &frame);
     }
-    if (m && pfc_tx_burst_blocking(port_id, 0, &m, 1) == 1) {
+    if (m && pfc_tx_burst_blocking(port, 0, &m, 1) == 1) {
         rte_spinlock_lock(&port->lock);
         pfc_counters_count_tx(&port->counters, &frame);
         rte_spinlock_unlock(&port->lock);
@@ -2095,8 +2339,8 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
                 struct rte_mbuf *pkt = h->pkt;
 
                 pfc_unhold(t, h);
-                if (send_held && mp
-                    && pfc_tx_burst_blocking(port_id, i, &pkt, 1)) {
+                if (send_held && (mp || pfc_port_is_vhost(port))
+                    && pfc_tx_burst_blocking(port, i, &pkt, 1)) {
                     sent_held++;
                 } else {
                     /* A ring that did not drain in 1 ms will not: free the
@@ -2117,6 +2361,14 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         uint64_t orig;
 
         atomic_add_relaxed(&port->held_dropped, freed, &orig);
+    }
+    if (closing && pfc_port_is_vhost(port)) {
+        /* The slot may serve another vhost-user port from now on. */
+        atomic_store_relaxed(&port->vid, -1);
+        atomic_store_relaxed(&port->bp_stopped, 0);
+        rte_spinlock_lock(&port->lock);
+        port->dead = true;
+        rte_spinlock_unlock(&port->lock);
     }
 
 out:

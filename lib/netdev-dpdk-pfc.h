@@ -17,7 +17,7 @@
 #ifndef NETDEV_DPDK_PFC_H
 #define NETDEV_DPDK_PFC_H 1
 
-/* PFC for DPDK ethernet ports: the thin layer between lib/netdev-dpdk.c and
+/* PFC for DPDK ethernet and vhost-user ports: the thin layer between lib/netdev-dpdk.c and
  * the protocol core in lib/pfc.c.
  *
  * Two kinds of state:
@@ -66,6 +66,10 @@ struct netdev_dpdk_pfc_port_info {
     const char *name;           /* Netdev name. */
     uint16_t port_id;           /* DPDK port id, < RTE_MAX_ETHPORTS for an
                                  * attached ethernet port. */
+    bool vhost;                 /* A vhost-user port: no DPDK port id, no
+                                 * MAC, no PFC frames; backpressure on the
+                                 * guest instead (lib/pfc.h,
+                                 * pfc_backpressure_next()). */
     const struct eth_addr *mac; /* Source address of sent PFC frames. */
     bool flow_ctrl;             /* 802.3x rx or tx flow control is on. */
     uint32_t mtu;               /* L3 MTU, bytes. */
@@ -101,6 +105,20 @@ int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
 bool netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *);
 void netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *, int qid,
                               struct rte_mempool *mp);
+
+/* vhost-user ports.  'vid' is the vhost device id, or -1 if the guest is
+ * not there (or the queue is disabled): then what is held for it is freed
+ * and counted.  'qid' is the guest's queue pair. */
+int netdev_dpdk_pfc_send_vhost(struct netdev_dpdk_pfc *, int qid, int vid,
+                               struct rte_mbuf **pkts, int cnt,
+                               int *n_taken, uint64_t *drops);
+void netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *, int qid,
+                                    int vid);
+bool netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *);
+void netdev_dpdk_pfc_vhost_rx(struct netdev_dpdk_pfc *,
+                              struct rte_mbuf **pkts, int cnt);
+void netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *,
+                                            struct netdev_custom_stats *);
 int netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts,
                               int cnt);
 uint64_t netdev_dpdk_pfc_tx_dropped(uint16_t port_id);

@@ -296,6 +296,39 @@ bool pfc_xoff_run(struct pfc_xoff *, const struct pfc_xoff_params *,
                   const uint64_t occ_pkts[PFC_N_PRIOS], uint64_t now,
                   struct pfc_frame *frame);
 
+/* Backpressure of a port that has no MAC, such as a vhost-user port: it
+ * sends no PFC frame.  Instead, while the ingress buffer occupancy of one of
+ * its enabled priorities is over XOFF, the switch stops reading what the
+ * port's peer (a guest) sends, and the peer's own transmit ring fills.  The
+ * same thresholds and hysteresis as pfc_xoff_action() apply, without the
+ * refresh: a stop lasts until the occupancy of every stopped priority falls
+ * to XON, whatever the time.
+ *
+ * Returns the priorities that stop the port, given those that 'stopped' it
+ * so far (one bit per priority), and the occupancy per priority in 'occ'
+ * (bytes) and 'occ_pkts' (packets).  A priority not in params->enabled never
+ * stops it: a priority dropped from pfc-enable resumes at once.  Pure. */
+static inline uint8_t
+pfc_backpressure_next(const struct pfc_xoff_params *params, uint8_t stopped,
+                      const uint64_t occ[PFC_N_PRIOS],
+                      const uint64_t occ_pkts[PFC_N_PRIOS])
+{
+    uint8_t next = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        bool was = (stopped >> n) & 1;
+
+        if (!((params->enabled >> n) & 1)) {
+            continue;
+        }
+        if (pfc_xoff_action(params, was, occ[n], occ_pkts[n], UINT64_MAX, 0)
+            == (was ? PFC_XOFF_NONE : PFC_XOFF_START)) {
+            next |= 1u << n;
+        }
+    }
+    return next;
+}
+
 /* A packet held in a traffic class queue: it waits to be handed to the NIC
  * because its class is paused, has older packets waiting, or the tx ring
  * was full. */

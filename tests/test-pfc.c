@@ -521,6 +521,66 @@ test_xoff_action(void)
     }
 }
 
+/* pfc_backpressure_next(): a port without a MAC (vhost-user) is stopped while
+ * an enabled priority's occupancy is over XOFF, and resumes once every
+ * stopped priority fell to XON, with no refresh and whatever the time. */
+static void
+test_backpressure(void)
+{
+    struct pfc_xoff_params params = {
+        .enabled = 0x18,                /* Priorities 3 and 4. */
+        .xoff_threshold = 10000,
+        .xon_threshold = 5000,
+        .xoff_pkts = 100,
+        .xon_pkts = 50,
+        .pause_quanta = 1000,
+        .tb = tb10g,
+    };
+    uint64_t occ[8] = { 0 };
+    uint64_t pkts[8] = { 0 };
+    uint8_t s = 0;
+
+    /* Below XOFF: running. */
+    occ[3] = 9999;
+    pkts[3] = 99;
+    ovs_assert(pfc_backpressure_next(&params, s, occ, pkts) == 0);
+    /* A lossy priority never stops the port, however much is held. */
+    occ[0] = UINT64_MAX / 2;
+    pkts[0] = UINT64_MAX / 2;
+    ovs_assert(pfc_backpressure_next(&params, s, occ, pkts) == 0);
+    /* XOFF by bytes, then by packets. */
+    occ[3] = 10000;
+    s = pfc_backpressure_next(&params, s, occ, pkts);
+    ovs_assert(s == 0x08);
+    pkts[4] = 100;
+    s = pfc_backpressure_next(&params, s, occ, pkts);
+    ovs_assert(s == 0x18);
+    /* Between XON and XOFF: stays stopped (hysteresis), with no clock. */
+    occ[3] = 5001;
+    pkts[3] = 10;
+    pkts[4] = 51;
+    s = pfc_backpressure_next(&params, s, occ, pkts);
+    ovs_assert(s == 0x18);
+    /* p3 at XON resumes; p4 still holds the port stopped. */
+    occ[3] = 5000;
+    s = pfc_backpressure_next(&params, s, occ, pkts);
+    ovs_assert(s == 0x10);
+    /* Both at XON: running.  Only both limits low resume a priority. */
+    occ[4] = 5001;
+    pkts[4] = 50;
+    ovs_assert(pfc_backpressure_next(&params, s, occ, pkts) == 0x10);
+    occ[4] = 0;
+    s = pfc_backpressure_next(&params, s, occ, pkts);
+    ovs_assert(s == 0);
+    /* A priority taken out of pfc-enable while it stops the port resumes
+     * at once. */
+    occ[4] = 20000;
+    s = pfc_backpressure_next(&params, s, occ, pkts);
+    ovs_assert(s == 0x10);
+    params.enabled = 0x08;
+    ovs_assert(pfc_backpressure_next(&params, s, occ, pkts) == 0);
+}
+
 static void
 test_derive(void)
 {
@@ -1731,6 +1791,7 @@ static const struct {
     { "tcs-blocked", test_tcs_blocked },
     { "xoff", test_xoff },
     { "xoff-action", test_xoff_action },
+    { "backpressure", test_backpressure },
     { "derive", test_derive },
     { "ring", test_ring },
     { "holdq", test_holdq },
