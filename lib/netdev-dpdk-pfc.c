@@ -72,6 +72,21 @@
  * priority until it expired and every rx queue was stamped at or after its
  * expiry.  A PFC frame read on any rx queue acts on the whole port.
  *
+ * vhost-user ports: a guest has no MAC, so the port sends and honours no PFC
+ * frames; it has no pause timers and no XOFF state.  Its state is one of
+ * PFC_MAX_VHOST slots of pfc_ports[] after the DPDK port ids
+ * (pfc_port_is_vhost()), taken at bind by name.  Transmit: the same traffic
+ * class queues, one per guest queue pair, under the same per tx queue
+ * locks; what the guest's receive virtqueue refuses of a lossless priority
+ * is held, as what a full tx ring refuses is held on an ethernet port, and
+ * pfc_xmit() copies held packets into the virtqueue as the guest frees
+ * descriptors.  Receive: the mbufs dequeued from the guest carry the slot
+ * in mbuf.port, so that what the guest sent counts in the slot's ingress
+ * buffer occupancy while it is held at an egress; instead of an XOFF, the
+ * PMD thread that polls the guest does not dequeue while
+ * pfc_backpressure_next() says the occupancy is over XOFF, until it falls
+ * to XON.
+ *
  * PFC watchdog: lib/pfc.h, pfc_wd_run().  Each received PFC frame updates the
  * watchdog under port->lock, with the pause timers.  A thread that flushes
  * the port checks it at most every PFC_WD_CHECK_MS, and only if port->lock
@@ -1906,16 +1921,18 @@ pfc_tx_burst(struct pfc_port *port, int qid, struct rte_mbuf **pkts, int cnt,
  * counted as a hold drop.
  *
  * Sets '*n_taken' to the packets sent or held and '*n_dropped' to those
- * freed; the two add up to 'cnt'. */
+ * freed; the two add up to 'cnt'.  Of those freed, '*n_refused' are
+ * packets of a lossy priority that a guest's full virtqueue refused (vhost
+ * ports only), which netdev-dpdk counts as tx failures, as without PFC. */
 static void
 pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
            struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
-           int *n_taken, int *n_dropped)
+           int *n_taken, int *n_dropped, int *n_refused)
 {
     uint64_t drops[PFC_N_PRIOS] = { 0 };
     uint64_t wd_drops[PFC_N_PRIOS] = { 0 }, wd_fwd[PFC_N_PRIOS] = { 0 };
     struct rte_mbuf *to_free[PFC_TX_BURST];
-    int kept = 0, held = 0, dropped = 0;
+    int kept = 0, held = 0, dropped = 0, refused = 0;
     int sent, n_bad, n_tx_full = 0;
     int qid = t - pfc->txq;
     uint8_t lossy_refused;
@@ -2012,6 +2029,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
              * pfc_tx_burst(), while the guest takes some). */
             rte_pktmbuf_free(m);
             dropped++;
+            refused++;
         } else if (pfc_hold(pfc, t, m, prio, now)) {
             held++;
             n_tx_full++;
@@ -2037,6 +2055,31 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     *n_taken = sent + held;
     *n_dropped = dropped;
+    *n_refused = refused;
+}
+
+/* pfc_send__() on tx queue 'qid' of the live object that 'pfc' is or was
+ * replaced by, under that tx queue's lock.  Returns 'cnt' if PFC no longer
+ * applies to the port (nothing was done), else 0. */
+static int
+pfc_send_locked(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+                struct rte_mbuf **pkts, int cnt, int *n_taken,
+                int *n_dropped, int *n_refused)
+{
+    struct pfc_txq *t;
+
+    *n_taken = *n_dropped = *n_refused = 0;
+    pfc = pfc_lock_live(pfc, qid, false, &t);
+    if (!pfc) {
+        return cnt;
+    }
+    if (!pfc->port) {
+        rte_spinlock_unlock(&t->lock);
+        return cnt;
+    }
+    pfc_send__(pfc, t, mp, pkts, cnt, n_taken, n_dropped, n_refused);
+    rte_spinlock_unlock(&t->lock);
+    return 0;
 }
 
 /* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
@@ -2050,22 +2093,13 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
                      struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
                      int *n_taken, uint64_t *qos_drops)
 {
-    struct pfc_txq *t;
-    int dropped = 0;
+    int dropped, refused;
+    int left;
 
-    *n_taken = 0;
-    pfc = pfc_lock_live(pfc, qid, false, &t);
-    if (!pfc) {
-        return cnt;
-    }
-    if (!pfc->port) {
-        rte_spinlock_unlock(&t->lock);
-        return cnt;
-    }
-    pfc_send__(pfc, t, mp, pkts, cnt, n_taken, &dropped);
-    rte_spinlock_unlock(&t->lock);
+    left = pfc_send_locked(pfc, qid, mp, pkts, cnt, n_taken, &dropped,
+                           &refused);
     *qos_drops += dropped;
-    return 0;
+    return left;
 }
 
 /* Notes 'vid', the vhost device id that a caller names, in the port of
@@ -2090,17 +2124,26 @@ pfc_vhost_note_vid(struct netdev_dpdk_pfc *pfc, int vid)
  * refuses is held in order instead of dropped, counted in the ingress
  * buffer occupancy of its ingress port and priority, and handed to the
  * guest as it frees descriptors (netdev_dpdk_pfc_tx_flush_vhost()).  A
- * lossy priority is dropped, as without PFC.  Every mbuf of 'pkts' is sent
- * (and so freed), held or freed, unless the return value, as for
- * netdev_dpdk_pfc_send(), is 'cnt': then the caller sends them as without
- * QoS.  The caller holds netdev-dpdk's lock of the queue. */
+ * lossy priority is retried while the guest takes some, then dropped and
+ * added to '*failure_drops', as without PFC; a packet freed because its
+ * traffic class queue is full is added to '*qos_drops'.  Every mbuf of
+ * 'pkts' is sent (and so freed), held or freed, unless the return value, as
+ * for netdev_dpdk_pfc_send(), is 'cnt': then the caller sends them as
+ * without QoS.  The caller holds netdev-dpdk's lock of the queue. */
 int
 netdev_dpdk_pfc_send_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid,
                            struct rte_mbuf **pkts, int cnt, int *n_taken,
-                           uint64_t *drops)
+                           uint64_t *qos_drops, uint64_t *failure_drops)
 {
+    int dropped, refused;
+    int left;
+
     pfc_vhost_note_vid(pfc, vid);
-    return netdev_dpdk_pfc_send(pfc, qid, NULL, pkts, cnt, n_taken, drops);
+    left = pfc_send_locked(pfc, qid, NULL, pkts, cnt, n_taken, &dropped,
+                           &refused);
+    *qos_drops += dropped - refused;
+    *failure_drops += refused;
+    return left;
 }
 
 /* netdev_dpdk_pfc_tx_flush() for a vhost-user port whose guest is 'vid' (or

@@ -17,12 +17,13 @@
 #ifndef NETDEV_DPDK_PFC_H
 #define NETDEV_DPDK_PFC_H 1
 
-/* PFC for DPDK ethernet and vhost-user ports: the thin layer between lib/netdev-dpdk.c and
- * the protocol core in lib/pfc.c.
+/* PFC for DPDK ethernet and vhost-user ports: the thin layer between
+ * lib/netdev-dpdk.c and the protocol core in lib/pfc.c.
  *
  * Two kinds of state:
  *
- *   - Per DPDK port id, kept for the life of the process: the pause timers
+ *   - Per DPDK port id, or per vhost-user port (one of PFC_MAX_VHOST slots
+ *     after the port ids), kept for the life of the process: the pause timers
  *     set by received PFC frames, the XOFF state towards the link partner,
  *     the bytes held anywhere in the switch that arrived on the port (the
  *     ingress buffer occupancy, per priority) and the counters.
@@ -111,7 +112,8 @@ void netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *, int qid,
  * and counted.  'qid' is the guest's queue pair. */
 int netdev_dpdk_pfc_send_vhost(struct netdev_dpdk_pfc *, int qid, int vid,
                                struct rte_mbuf **pkts, int cnt,
-                               int *n_taken, uint64_t *drops);
+                               int *n_taken, uint64_t *qos_drops,
+                               uint64_t *failure_drops);
 void netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *, int qid,
                                     int vid);
 bool netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *);

@@ -29,9 +29,11 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        copies_charged congestion xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        watchdog_drop watchdog_forward watchdog_no_false_alarm
-       watchdog_alert_xon_storm watchdog_detection_time)
+       watchdog_alert_xon_storm watchdog_detection_time
+       vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
 
 # Each test_* function runs in its own process (run.sh --one); it
 # returns nonzero on failure.  FAILS counts failed checks.
@@ -1614,6 +1616,159 @@ per_flow_sent) frames per flow, $(fact cycles) pauses ($(fact cycles_xon)\
 test_multicore_static() { multicore static; }
 test_multicore_xps() { multicore xps; }
 test_multicore_hash() { multicore hash; }
+
+# vhost_setup [client]: pfc_setup, namespace C, and a guest (guest.sh)
+# bridged to C on port vhost0, of type dpdkvhostuser, or with "client"
+# dpdkvhostuserclient; flows dpdk-a -> vhost0 -> dpdk-b.
+vhost_setup() {
+    local sock
+    pfc_setup "$OVS" || return 1
+    pfc_net_add_c || return 1
+    sock=$PFC_TMP/vhost0
+    if [ "$1" = client ]; then
+        pfc_guest_start "$PFC_TMP/guest.sock" client || return 1
+        sleep 1
+        pfc_vsctl add-port br0 vhost0 -- set Interface vhost0 \
+            type=dpdkvhostuserclient \
+            "options:vhost-server-path=$PFC_TMP/guest.sock" || return 1
+    else
+        pfc_vsctl add-port br0 vhost0 -- set Interface vhost0 \
+            type=dpdkvhostuser || return 1
+        pfc_guest_start "$sock" || return 1
+    fi
+    pfc_iface_ok vhost0 || return 1
+    pfc_guest_wait || return 1
+    wait_log "vHost Device .* has been added" "the guest attached to vhost0" \
+        || return 1
+    pfc_ofctl del-flows br0 || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:vhost0 || return 1
+    pfc_ofctl add-flow br0 in_port=vhost0,actions=output:dpdk-b || return 1
+}
+
+# start_recv_c FILE: C, behind the guest, records what it receives.
+start_recv_c() {
+    local i
+    rm -f "$PFC_TMP/recv.ready"
+    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_C:$PFC_IF_C1" \
+        --out "$1" --ready "$PFC_TMP/recv.ready" --duration 60
+    RECV_PID=$PFC_LAST_PID
+    for i in $(seq 50); do
+        [ -e "$PFC_TMP/recv.ready" ] && return 0
+        sleep 0.1
+    done
+    pfc_log "FAIL: the receiver in C did not start"
+    FAILS=$((FAILS + 1))
+}
+
+# vhost_held PRIO: packets of priority PRIO that vhost0 holds for the guest.
+vhost_held() {
+    pfc_show vhost0 | awk -v p="p$1" '$1 == p { print $3 }'
+}
+
+# A guest that stops reading for 500 ms while A sends it a lossless p3
+# stream and a lossy p0 stream, through dpdk-a (PFC, XOFF at 8000 bytes).
+# vhost0 holds the p3 frames that the guest's full virtqueue refuses; they
+# count against dpdk-a, which sends A an XOFF, then an XON once the guest
+# reads again and they drain.  Every p3 frame reaches C, behind the guest,
+# once and in order; p0 frames are dropped, as without PFC.
+vhost_stalled_guest() {
+    local rec pcap xoff xon p0
+    vhost_setup "$1" || return 1
+    rec=$PFC_TMP/rx.json
+    pcap=$PFC_TMP/a.pcap
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=4000 || return 1
+    pfc_qos vhost0 pfc-enable=3 queue-size=4000 || return 1
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
+    start_recv_c "$rec"
+    pfc_bg "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" \
+        --side A --streams 1:3,2:0 --count 1500 --rate 1000
+    local stream_pid=$PFC_LAST_PID
+    sleep 0.5
+    pfc_guest_cmd "stop"
+    sleep 0.5
+    run_or_fail "vhost0 holds p3 frames while the guest does not read" \
+        test "$(vhost_held 3)" -gt 0
+    check "vhost0 holds no p0 frame (lossy)" "$(vhost_held 0)" -eq 0
+    pfc_guest_cmd "start"
+    wait_pid "$stream_pid" 30
+    local i
+    for i in $(seq 100); do
+        [ "$(vhost_held 3)" = 0 ] && break
+        sleep 0.1
+    done
+    check "p3 frames held at vhost0 after the guest resumed" \
+        "$(vhost_held 3)" -eq 0
+    sleep 1
+    pfc_stop_pid "$RECV_PID"
+    pfc_tshark_stop
+    run_or_fail "C got the 1500 p3 frames, once each and in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 1500
+    pfc_stats_refresh
+    check "vhost0 pfc_hold_drops_p3" \
+        "$(pfc_stat vhost0 pfc_hold_drops_p3)" -eq 0
+    p0=$("$PFC_PY" "$PFC_PEER" check "$rec" --stream 2 --expect 1500 \
+             | awk '{ print $4 }')
+    check "p0 frames that C got (lossy: some dropped)" "$p0" -lt 1500
+    check "vhost0 ovs_tx_failure_drops (p0, as without PFC)" \
+        "$(pfc_stat vhost0 ovs_tx_failure_drops)" -eq "$((1500 - p0))"
+    check "vhost0 ovs_tx_qos_drops" "$(pfc_stat vhost0 ovs_tx_qos_drops)" -eq 0
+    xoff=$(pfc_tshark_pfc "$pcap" | awk '$9 == 1 && $17 > 0' | wc -l)
+    xon=$(pfc_tshark_pfc "$pcap" | awk '$9 == 1 && $17 == 0' | wc -l)
+    check "XOFF frames for p3 that A captured" "$xoff" -ge 1
+    check "XON frames for p3 that A captured" "$xon" -ge 1
+    run_or_fail "the last PFC frame A captured is an XON for p3" \
+        test "$(pfc_tshark_pfc "$pcap" | tail -1 | awk '{ print $9 $17 }')" = 10
+    pfc_log "guest stall: A captured $xoff XOFF and $xon XON for p3"
+    [ "$FAILS" -eq 0 ]
+}
+test_vhost_stalled_guest() { vhost_stalled_guest; }
+test_vhost_stalled_guest_client() { vhost_stalled_guest client; }
+
+# A guest sends lossless p3 frames, which C hands it, towards dpdk-b while
+# B pauses p3 for 500 ms.  dpdk-b holds them, counted against vhost0; at
+# XOFF (3000 bytes) the switch stops reading the guest, whose virtqueue
+# fills, and reads it again after B's XON.  Every frame that the guest got
+# into its virtqueue reaches B, once and in order.
+test_vhost_paused_uplink() {
+    local rec stopped_ms tx0 tx1
+    vhost_setup || return 1
+    rec=$PFC_TMP/rx.json
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_qos vhost0 pfc-enable=3 xoff-threshold=3000 xon-threshold=1000 \
+        || return 1
+    start_recv "$rec"
+    tx0=$(pfc_guest_stat 0 TX-packets)
+    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
+        --side B --prio 3 --time 65535 --interval 0.1 --duration 0.5 \
+        --xon-on-exit
+    local pause_pid=$PFC_LAST_PID
+    sleep 0.05
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_C:$PFC_IF_C1" --side A \
+        --streams 1:3 --count 300 --rate 1000 || FAILS=$((FAILS + 1))
+    wait_pid "$pause_pid" 10
+    sleep 1
+    wait_held 0 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$RECV_PID"
+    tx1=$(pfc_guest_stat 0 TX-packets)
+    pfc_show vhost0
+    run_or_fail "B got the 300 p3 frames, once each and in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 300
+    check "frames the guest sent to vhost0" "$((tx1 - tx0))" -eq 300
+    pfc_stats_refresh
+    check "vhost0 pfc_vhost_stops (the guest was stopped)" \
+        "$(pfc_stat vhost0 pfc_vhost_stops)" -ge 1
+    check "vhost0 pfc_vhost_stops_p3" \
+        "$(pfc_stat vhost0 pfc_vhost_stops_p3)" -ge 1
+    stopped_ms=$(pfc_stat vhost0 pfc_vhost_stopped_ms)
+    check "vhost0 pfc_vhost_stopped_ms" "$stopped_ms" -ge 100
+    check "vhost0 pfc_vhost_stopped (running again)" \
+        "$(pfc_stat vhost0 pfc_vhost_stopped)" -eq 0
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    [ "$FAILS" -eq 0 ]
+}
 
 usage() {
     echo "usage: $0 OVS_BUILD_TREE [TEST...]"
