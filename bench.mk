@@ -2,11 +2,13 @@
 # with one and with two PMD threads, and how fast it reacts.
 #
 #   make bench      builds the tree if needed, then runs
-#                   utilities/ovs-pfc-bench on it: one table with every
+#                   utilities/ovs-pfc-bench on it, then
+#                   utilities/ovs-pfc-bench-vhost: two tables with every
 #                   figure next to its target, plus pfc-bench.png (per-
 #                   priority throughput through a pause/resume cycle) and
 #                   pfc-bench.json in the build directory.  Needs root,
-#                   hugepages and python3-matplotlib; takes about 11 minutes.
+#                   hugepages, python3-matplotlib and dpdk-testpmd; takes
+#                   about 12 minutes.
 #                   The latency figures need a build configured with
 #                   OVS_CONFIGURE_FLAGS=--enable-usdt-probes and bpftrace;
 #                   without them those rows say "not measured".
@@ -23,7 +25,15 @@ bench: all-local
 	PFC_BENCH_PNG='$(abs_builddir)/pfc-bench.png' \
 	PFC_BENCH_JSON='$(abs_builddir)/pfc-bench.json' \
 	    $(srcdir)/utilities/ovs-pfc-bench $(abs_builddir)/$(OVS_TREE)
+	$(srcdir)/utilities/ovs-pfc-bench-vhost $(abs_builddir)/$(OVS_TREE)
 .PHONY: bench
+
+# The vhost-user figures alone (also the last part of 'make bench'): what
+# QoS type pfc costs on a vhost-user port, and the frames lost into a guest
+# that stalls for 100 ms, stock and with pfc.  About a minute.
+bench-vhost: all-local
+	$(srcdir)/utilities/ovs-pfc-bench-vhost $(abs_builddir)/$(OVS_TREE)
+.PHONY: bench-vhost
 
 clean-bench:
 	rm -f pfc-bench.png pfc-bench.json

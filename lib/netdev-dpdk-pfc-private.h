@@ -194,6 +194,14 @@ struct pfc_txq {
                                                  * on destroy. */
     atomic_uint64_t tx_full_held;   /* Packets held because the tx ring was
                                      * full, since bind (idem). */
+
+    /* vhost-user ports only, for the watchdog (pfc_wd_vq_stalled()): the
+     * guest's receive queue of this queue pair. */
+    atomic_uint64_t vq_refused;     /* Transmit attempts it refused in part
+                                     * or whole. */
+    atomic_uint64_t vq_taken;       /* Packets it took. */
+    struct pfc_wd_vq wd_vq;         /* The two, at the last watchdog check,
+                                     * under port->lock. */
 } __attribute__((aligned(CACHE_LINE_SIZE)));
 
 /* A QoS object of type "pfc". */

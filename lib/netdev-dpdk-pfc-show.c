@@ -138,14 +138,17 @@ pfc_bp_cycles(const struct pfc_port *port, uint8_t stopped, uint64_t now)
 }
 
 /* Appends the PFC counters of vhost-user port 'pfc' to 'stats':
- * pfc_hold_drops_pN and pfc_vhost_stops_pN (N = 0..7), then
- * pfc_vhost_stopped (1 while the guest's transmit is stopped),
- * pfc_vhost_stops and pfc_vhost_stopped_ms. */
+ * pfc_hold_drops_pN, pfc_vhost_stops_pN and the watchdog's
+ * pfc_wd_storms_detected_pN, pfc_wd_storms_restored_pN, pfc_wd_tx_dropped_pN
+ * and pfc_wd_tx_forwarded_pN (N = 0..7), then pfc_vhost_stopped (1 while
+ * the guest's transmit is stopped), pfc_vhost_stops and
+ * pfc_vhost_stopped_ms. */
 void
 netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
                                        struct netdev_custom_stats *stats)
 {
     uint64_t stops_prio[PFC_N_PRIOS], stops, cycles, hz;
+    uint64_t detected[PFC_N_PRIOS], restored[PFC_N_PRIOS];
     struct pfc_port *port = pfc->port;
     struct pfc_counters c;
     uint8_t stopped;
@@ -161,22 +164,35 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
     }
     atomic_read_relaxed(&port->bp_stopped, &stopped);
     memcpy(stops_prio, port->bp_stops_prio, sizeof stops_prio);
+    memcpy(detected, port->wd.storms_detected, sizeof detected);
+    memcpy(restored, port->wd.storms_restored, sizeof restored);
     stops = port->bp_stops;
     cycles = pfc_bp_cycles(port, stopped, rte_get_tsc_cycles());
     hz = port->tb.hz;
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 2 * PFC_N_PRIOS + 3;
+    stats->size += 6 * PFC_N_PRIOS + 3;
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
         char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+        uint64_t v;
 
         snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
         add_stat(stats, &n, name, c.hold_drops[p]);
         snprintf(name, sizeof name, "pfc_vhost_stops_p%d", p);
         add_stat(stats, &n, name, stops_prio[p]);
+        snprintf(name, sizeof name, "pfc_wd_storms_detected_p%d", p);
+        add_stat(stats, &n, name, detected[p]);
+        snprintf(name, sizeof name, "pfc_wd_storms_restored_p%d", p);
+        add_stat(stats, &n, name, restored[p]);
+        snprintf(name, sizeof name, "pfc_wd_tx_dropped_p%d", p);
+        atomic_read_relaxed(&port->wd_tx_dropped[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_wd_tx_forwarded_p%d", p);
+        atomic_read_relaxed(&port->wd_tx_forwarded[p], &v);
+        add_stat(stats, &n, name, v);
     }
     add_stat(stats, &n, "pfc_vhost_stopped", stopped != 0);
     add_stat(stats, &n, "pfc_vhost_stops", stops);
@@ -254,6 +270,8 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
     snap->now = rte_get_tsc_cycles();
 }
 
+static void pfc_show_wd(struct ds *, const struct pfc_show_snap *);
+
 /* "pfc/show" of a vhost-user port: no MAC, no pause timers and no PFC
  * frames; its guest is stopped instead (backpressure). */
 static void
@@ -314,6 +332,7 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
                       snap->occ_pkts[n], port->bp_stops_prio[n],
                       c->hold_drops[n]);
     }
+    pfc_show_wd(ds, snap);
 }
 
 static void
@@ -416,8 +435,16 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       c->hold_drops[n], c->rx_ignored[n]);
     }
 
-    /* PFC watchdog: one line per priority in pfc-enable. */
-    const struct pfc_wd *wd = &port->wd;
+    pfc_show_wd(ds, snap);
+}
+
+/* The PFC watchdog lines of "pfc/show": the configuration, then one line per
+ * priority in pfc-enable (or stormed). */
+static void
+pfc_show_wd(struct ds *ds, const struct pfc_show_snap *snap)
+{
+    const struct pfc_config *cfg = &snap->cfg;
+    const struct pfc_wd *wd = &snap->port.wd;
 
     if (!cfg->wd_detect_ms) {
         ds_put_cstr(ds, "  watchdog: off (watchdog-detection-time=0)\n");

@@ -94,7 +94,10 @@
  * priorities whose pauses are ignored and whose packets are dropped, is
  * published through atomics and pause_gen, like a pause, so transmit
  * threads cache it with the blocked classes.  Storms are logged after every
- * lock is released. */
+ * lock is released.  On a vhost-user port, which reads no PFC frames, the
+ * transmit paths count per tx queue what the guest's receive virtqueue took
+ * and refused (pfc_vq_note()), and the check reads those counts
+ * (pfc_wd_vq_stalled()): a guest that reads nothing is the storm. */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"
@@ -225,6 +228,22 @@ pfc_xmit(struct pfc_port *port, int qid, struct rte_mbuf **pkts, uint16_t n)
         rte_pktmbuf_free_bulk(pkts, k);
     }
     return k;
+}
+
+/* For the watchdog of a vhost-user port: counts that the guest's receive
+ * queue of 't' took 'taken' of the 'offered' packets of one transmit
+ * attempt (pfc_wd_vq_stalled()).  The caller holds t->lock. */
+static inline void
+pfc_vq_note(struct pfc_txq *t, uint16_t taken, uint16_t offered)
+{
+    uint64_t orig;
+
+    if (taken) {
+        atomic_add_relaxed(&t->vq_taken, taken, &orig);
+    }
+    if (taken < offered) {
+        atomic_add_relaxed(&t->vq_refused, 1, &orig);
+    }
 }
 
 void
@@ -539,6 +558,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         port->wd.detecting = 0;
     }
     pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
+    port->wd_params.guest = pfc_port_is_vhost(port);
     atomic_store_relaxed(&port->default_prio, pfc->cfg.default_priority);
     pfc_wd_publish(port);
     pfc->thr = thr;
@@ -1518,6 +1538,9 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
                 n_ok = n;
             }
             sent = pfc_xmit(pfc->port, qid, burst, n_ok);
+            if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port))) {
+                pfc_vq_note(t, sent, n_ok);
+            }
             for (uint16_t i = 0; i < sent; i++) {
                 pfc_unhold(t, pfc_holdq_peek(q, i));
             }
@@ -1658,6 +1681,7 @@ struct pfc_wd_events {
     uint64_t now, hz;                   /* TSC of the check, TSC cycles/s. */
     enum pfc_wd_action action;
     uint32_t restore_ms;
+    bool guest;                         /* A vhost-user port. */
     char name[MEMBER_SIZEOF(struct pfc_port, name)];
 };
 
@@ -1700,7 +1724,25 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
         }
     }
     waiting = pfc_tcs_prios(pfc->cfg.prio_to_tc, waiting);
-    paused = pfc_pause_status(&port->pause, now);
+    if (pfc_port_is_vhost(port)) {
+        /* No PFC frames: a receive queue of the guest that refused
+         * packets and took none since the last check stalls every
+         * lossless priority. */
+        paused = 0;
+        for (int i = 0; i < pfc->n_txq; i++) {
+            struct pfc_txq *t = &pfc->txq[i];
+            uint64_t refused, taken;
+
+            atomic_read_relaxed(&t->vq_refused, &refused);
+            atomic_read_relaxed(&t->vq_taken, &taken);
+            if (pfc_wd_vq_stalled(&t->wd_vq, refused, taken)) {
+                paused = pfc->cfg.enabled;
+            }
+        }
+        pfc_wd_stall(&port->wd, paused, pfc->cfg.enabled, now);
+    } else {
+        paused = pfc_pause_status(&port->pause, now);
+    }
     memcpy(ev->since, port->wd.since, sizeof ev->since);
     pfc_wd_run(&port->wd, &port->wd_params, paused, waiting, now,
                &ev->detected, &ev->restored);
@@ -1711,6 +1753,7 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
         ev->hz = hz;
         ev->action = port->wd_params.action;
         ev->restore_ms = pfc->cfg.wd_restore_ms;
+        ev->guest = pfc_port_is_vhost(port);
         ovs_strlcpy(ev->name, port->name, sizeof ev->name);
     }
     rte_spinlock_unlock(&port->lock);
@@ -1724,21 +1767,28 @@ pfc_wd_log(const struct pfc_wd_events *ev)
     for (uint8_t d = ev->detected; d; d &= d - 1) {
         int n = raw_ctz(d);
 
-        VLOG_WARN("%s: PFC storm on priority %d: paused by the link partner, "
-                  "with packets waiting, for %"PRIu64" ms; watchdog action "
-                  "%s", ev->name, n,
+        VLOG_WARN("%s: PFC storm on priority %d: %s, with packets "
+                  "waiting, for %"PRIu64" ms; watchdog action %s",
+                  ev->name, n,
+                  (ev->guest
+                   ? "the guest read nothing from its full receive queue"
+                   : "paused by the link partner"),
                   (ev->now - MIN(ev->since[n], ev->now)) * 1000 / ev->hz,
-                  pfc_wd_action_name(ev->action));
+                  (ev->guest && ev->action == PFC_WD_FORWARD
+                   ? "forward (drops on a vhost-user port)"
+                   : pfc_wd_action_name(ev->action)));
     }
     for (uint8_t r = ev->restored; r; r &= r - 1) {
         int n = raw_ctz(r);
         uint64_t lasted = ev->now - MIN(ev->stormed_at[n], ev->now);
 
         VLOG_INFO("%s: PFC storm on priority %d over after %"PRIu64" ms "
-                  "(no XOFF for it for %"PRIu32" ms, or the watchdog is off "
-                  "for it); watchdog action was %s: pauses are honoured "
-                  "again", ev->name, n, lasted * 1000 / ev->hz,
-                  ev->restore_ms, pfc_wd_action_name(ev->action));
+                  "(%s for %"PRIu32" ms, or the watchdog is off for it); "
+                  "watchdog action was %s: %s again", ev->name, n,
+                  lasted * 1000 / ev->hz,
+                  ev->guest ? "the guest not stalled" : "no XOFF for it",
+                  ev->restore_ms, pfc_wd_action_name(ev->action),
+                  ev->guest ? "its packets are held" : "pauses are honoured");
     }
 }
 
@@ -1935,6 +1985,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     int kept = 0, held = 0, dropped = 0, refused = 0;
     int sent, n_bad, n_tx_full = 0;
     int qid = t - pfc->txq;
+    bool vhost = pfc_port_is_vhost(pfc->port);
     uint8_t lossy_refused;
     unsigned int n_free = 0;
     uint64_t now, gen;
@@ -1970,6 +2021,14 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                                            pfc->cfg.default_priority);
 
             if (OVS_UNLIKELY((t->wd_ignored >> prio) & 1)) {
+                if (vhost) {
+                    /* A stormed guest: offered, never held.  Counted as
+                     * forwarded, unless it refuses it: then dropped,
+                     * below. */
+                    wd_fwd[prio]++;
+                    pkts[kept++] = m;
+                    continue;
+                }
                 /* A stormed priority: dropped, or sent as if not paused. */
                 if ((t->wd_dropped >> prio) & 1) {
                     wd_drops[prio]++;
@@ -1998,16 +2057,13 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
              * them in one go. */
             rte_pktmbuf_free_bulk(to_free, n_free);
         }
-        if (OVS_UNLIKELY(t->wd_ignored)) {
-            for (int n = 0; n < PFC_N_PRIOS; n++) {
-                pfc_count_storm(&pfc->port->wd_tx_dropped[n], wd_drops[n]);
-                pfc_count_storm(&pfc->port->wd_tx_forwarded[n], wd_fwd[n]);
-            }
-        }
     }
 
     sent = pfc_tx_burst(pfc->port, qid, pkts, kept, &n_bad);
     dropped += n_bad;
+    if (OVS_UNLIKELY(vhost) && kept > n_bad) {
+        pfc_vq_note(t, sent, kept - n_bad);
+    }
 
     /* The tx ring is full: hold the rest, in order, behind nothing (their
      * classes had no packets held, or they would have been held above).  On
@@ -2015,15 +2071,20 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     if (sent < kept - n_bad && !now) {
         now = rte_get_tsc_cycles();
     }
-    lossy_refused = (pfc_port_is_vhost(pfc->port)
-                     ? (uint8_t) ~pfc->cfg.enabled : 0);
+    lossy_refused = vhost ? (uint8_t) ~pfc->cfg.enabled : 0;
     for (int i = sent; i < kept - n_bad; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
                                        rte_pktmbuf_data_len(m),
                                        pfc->cfg.default_priority);
 
-        if (OVS_UNLIKELY(lossy_refused >> prio & 1)) {
+        if (OVS_UNLIKELY(vhost && (t->wd_ignored >> prio) & 1)) {
+            /* A stormed guest refuses it: dropped, not held. */
+            rte_pktmbuf_free(m);
+            wd_fwd[prio]--;
+            wd_drops[prio]++;
+            dropped++;
+        } else if (OVS_UNLIKELY(lossy_refused >> prio & 1)) {
             /* A vhost port: a lossy priority that the guest's virtqueue
              * refuses is dropped, as without PFC (retried first, by
              * pfc_tx_burst(), while the guest takes some). */
@@ -2037,6 +2098,12 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             rte_pktmbuf_free(m);
             drops[prio]++;
             dropped++;
+        }
+    }
+    if (OVS_UNLIKELY(t->wd_ignored)) {
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            pfc_count_storm(&pfc->port->wd_tx_dropped[n], wd_drops[n]);
+            pfc_count_storm(&pfc->port->wd_tx_forwarded[n], wd_fwd[n]);
         }
     }
     if (now) {

@@ -590,6 +590,38 @@ pfc_wd_params_init(struct pfc_wd_params *params, const struct pfc_config *cfg,
     params->detect_ticks = pfc_ms_to_ticks(hz, cfg->wd_detect_ms);
     params->restore_ticks = pfc_ms_to_ticks(hz, cfg->wd_restore_ms);
     params->action = cfg->wd_action;
+    params->guest = false;
+}
+
+/* For the watchdog of a port without a MAC: returns true if one receive
+ * queue of its guest was stalled over the check interval that ends now, that
+ * is, it refused packets ('refused', the count of transmit attempts it
+ * refused in part or whole, grew since the last check) and took none
+ * ('taken', the count of packets it took, did not grow).  A queue that was
+ * not offered anything is not stalled, nor one that took packets, however
+ * few.  Updates '*seen' to the counts of this check. */
+bool
+pfc_wd_vq_stalled(struct pfc_wd_vq *seen, uint64_t refused, uint64_t taken)
+{
+    bool stalled = refused != seen->refused && taken == seen->taken;
+
+    seen->refused = refused;
+    seen->taken = taken;
+    return stalled;
+}
+
+/* Tells the watchdog 'wd' of a port without a MAC, whose pfc-enable is
+ * 'enabled', that its guest stalled the priorities 'prios' over the check
+ * interval that ends at tick 'now' (pfc_wd_vq_stalled()): for each of them
+ * in 'enabled', as a PFC frame with time[n] > 0 would (pfc_wd_frame()), the
+ * stall holds restoration back for watchdog-restoration-time.  Pass the
+ * same 'prios' as 'paused' to pfc_wd_run() for the same check. */
+void
+pfc_wd_stall(struct pfc_wd *wd, uint8_t prios, uint8_t enabled, uint64_t now)
+{
+    for (uint8_t p = prios & enabled; p; p &= p - 1) {
+        wd->last_xoff[raw_ctz(p)] = now;
+    }
 }
 
 /* Initializes 'wd': every priority operational, no counts. */

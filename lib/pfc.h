@@ -394,6 +394,19 @@ size_t pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
  *
  * The same rule restores a priority whatever the action, also "alert".
  *
+ * A port without a MAC, such as a vhost-user port, receives no PFC frames:
+ * its partner is a guest, which stops this switch's transmit by not
+ * reading its receive queue (virtqueue).  For such a port a check interval
+ * in which a receive queue refused packets and took none
+ * (pfc_wd_vq_stalled()) stands in for a refreshed XOFF of every priority in
+ * pfc-enable (pfc_wd_stall()): the guest stormed when it read nothing for
+ * watchdog-detection-time while packets waited, and is restored once it
+ * was not seen stalled for watchdog-restoration-time.  A guest that reads
+ * slowly but reads is never stormed: that is backpressure working.  As
+ * "forward" cannot send to a guest that does not read, both "drop" and
+ * "forward" drop there: what the guest's queue refuses of a stormed
+ * priority is dropped instead of held (pfc_wd_dropped()).
+ *
  * This is the state machine only, pure like the pause timers: the caller
  * passes the clock in (ticks, the TSC in the DPDK datapath), tells
  * pfc_wd_frame() about every valid PFC frame the port receives and calls
@@ -428,6 +441,9 @@ struct pfc_wd_params {
                                  * restores at the first check after the
                                  * detection. */
     enum pfc_wd_action action;  /* watchdog-action. */
+    bool guest;                 /* The port has no MAC (a vhost-user port):
+                                 * pfc_wd_stall() stands in for PFC frames,
+                                 * and "forward" drops as "drop" does. */
 };
 
 /* Watchdog state of a port: per priority, operational or stormed. */
@@ -477,9 +493,17 @@ pfc_wd_ignored(const struct pfc_wd *wd, const struct pfc_wd_params *params)
 static inline uint8_t
 pfc_wd_dropped(const struct pfc_wd *wd, const struct pfc_wd_params *params)
 {
-    return (params->action == PFC_WD_DROP
+    return (params->action == PFC_WD_DROP || params->guest
             ? pfc_wd_ignored(wd, params) : 0);
 }
+
+/* What the watchdog of a port without a MAC saw of one receive queue of its
+ * guest at the last check (pfc_wd_vq_stalled()). */
+struct pfc_wd_vq {
+    uint64_t refused;   /* Transmit attempts that the queue refused, in
+                         * part or whole, since the port was bound. */
+    uint64_t taken;     /* Packets the queue took, since the same time. */
+};
 
 struct pfc_config;
 uint64_t pfc_ms_to_ticks(uint64_t hz, uint32_t ms);
@@ -491,6 +515,9 @@ void pfc_wd_frame(struct pfc_wd *, const struct pfc_frame *, uint8_t enabled,
 uint8_t pfc_wd_run(struct pfc_wd *, const struct pfc_wd_params *,
                    uint8_t paused, uint8_t waiting, uint64_t now,
                    uint8_t *detected, uint8_t *restored);
+bool pfc_wd_vq_stalled(struct pfc_wd_vq *, uint64_t refused, uint64_t taken);
+void pfc_wd_stall(struct pfc_wd *, uint8_t prios, uint8_t enabled,
+                  uint64_t now);
 const char *pfc_wd_action_name(enum pfc_wd_action);
 bool pfc_wd_action_from_string(const char *, enum pfc_wd_action *);
 

@@ -1549,6 +1549,101 @@ test_wd_restore(void)
     wd_check(&wd, &p, 0x08, 0x08, s + 601 * MS, 0x08, 0);
 }
 
+/* One check of the watchdog of a port without a MAC whose guest has one
+ * receive queue 'vq': its counts are now 'refused' and 'taken'. */
+static uint8_t
+wd_guest_check(struct pfc_wd *wd, const struct pfc_wd_params *p,
+               struct pfc_wd_vq *vq, uint64_t refused, uint64_t taken,
+               uint8_t waiting, uint64_t now, uint8_t want_detected,
+               uint8_t want_restored)
+{
+    uint8_t stalled = pfc_wd_vq_stalled(vq, refused, taken) ? 0xff : 0;
+
+    pfc_wd_stall(wd, stalled, p->enabled, now);
+    return wd_check(wd, p, stalled & p->enabled, waiting, now, want_detected,
+                    want_restored);
+}
+
+/* A port without a MAC (a vhost-user port): a guest that reads nothing
+ * while its queue refuses packets is stormed after detection time; one
+ * that reads slowly, or has nothing offered, never is; the stormed guest is
+ * restored once it was not seen stalled for restoration time; there both
+ * drop and forward drop. */
+static void
+test_wd_guest(void)
+{
+    struct pfc_wd_params p = wd_params(0x08, 200, 400, PFC_WD_FORWARD);
+    struct pfc_wd_vq vq = { 0, 0 };
+    uint64_t refused = 0, taken = 0, t;
+    struct pfc_wd wd;
+
+    p.guest = true;
+
+    /* The stall rule. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 0, 0));      /* Nothing offered. */
+    ovs_assert(pfc_wd_vq_stalled(&vq, 1, 0));       /* Refused, took none. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 1));      /* Took one. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 1));      /* Idle. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 9));      /* Took, none refused. */
+    ovs_assert(pfc_wd_vq_stalled(&vq, 6, 9));
+    ovs_assert(vq.refused == 6 && vq.taken == 9);
+
+    /* A guest that reads slowly: every check, its queue refuses some and
+     * takes some.  For 5 s: never stormed. */
+    pfc_wd_init(&wd);
+    vq = (struct pfc_wd_vq) { 0, 0 };
+    for (t = 0; t < 5000 * MS; t += MS) {
+        wd_guest_check(&wd, &p, &vq, ++refused, taken += 3, 0x08, t, 0, 0);
+    }
+
+    /* The guest stops reading: stalled at every check, with packets
+     * waiting.  Stormed exactly 200 ms after the first stalled check. */
+    for (t = 5000 * MS; t < 5200 * MS; t += MS) {
+        wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0, 0);
+    }
+    wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0x08, 0);
+    ovs_assert(wd.storms_detected[3] == 1);
+
+    /* Forward cannot send to a guest that does not read: it drops. */
+    ovs_assert(pfc_wd_ignored(&wd, &p) == 0x08);
+    ovs_assert(pfc_wd_dropped(&wd, &p) == 0x08);
+    p.action = PFC_WD_ALERT;
+    ovs_assert(!pfc_wd_ignored(&wd, &p) && !pfc_wd_dropped(&wd, &p));
+    p.action = PFC_WD_DROP;
+    ovs_assert(pfc_wd_dropped(&wd, &p) == 0x08);
+
+    /* Still stuck for 1 s: what is offered (nothing is held any more: the
+     * packets are dropped) is refused, which holds restoration back. */
+    for (t += MS; t < 6200 * MS; t += MS) {
+        wd_guest_check(&wd, &p, &vq, ++refused, taken, 0, t, 0, 0);
+    }
+    ovs_assert(wd.stormed == 0x08);
+
+    /* It reads again at 6200 ms: restored 400 ms after the last stalled
+     * check, not one tick earlier. */
+    for (; t < 5199 * MS + 1400 * MS; t += MS) {
+        wd_guest_check(&wd, &p, &vq, refused, taken += 2, 0, t, 0, 0);
+    }
+    wd_guest_check(&wd, &p, &vq, refused, taken, 0, 6599 * MS - 1, 0, 0);
+    wd_guest_check(&wd, &p, &vq, refused, taken, 0, 6599 * MS, 0, 0x08);
+    ovs_assert(wd.storms_restored[3] == 1 && !pfc_wd_dropped(&wd, &p));
+
+    /* A stuck guest with nothing offered: not stalled, so nothing is
+     * detected; the next packets wait, and the storm comes 200 ms after
+     * they are first refused. */
+    for (t = 7000 * MS; t < 8000 * MS; t += MS) {
+        wd_guest_check(&wd, &p, &vq, refused, taken, 0, t, 0, 0);
+    }
+    for (; t < 8200 * MS; t += MS) {
+        wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0, 0);
+    }
+    wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0x08, 0);
+
+    /* A port with a MAC is not a guest: forward forwards. */
+    p = wd_params(0x08, 200, 400, PFC_WD_FORWARD);
+    ovs_assert(pfc_wd_ignored(&wd, &p) == 0x08 && !pfc_wd_dropped(&wd, &p));
+}
+
 /* An XOFF storm that turns into an XON storm is restored: XON frames do not
  * hold restoration back, and neither do frames for other priorities. */
 static void
@@ -1809,6 +1904,7 @@ static const struct {
     { "wd-xon-storm", test_wd_xon_storm },
     { "wd-off", test_wd_off },
     { "wd-config", test_wd_config },
+    { "wd-guest", test_wd_guest },
 };
 
 /* "ovstest test-pfc [NAME...]" runs the named tests, or all of them. */

@@ -30,7 +30,8 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        watchdog_drop watchdog_forward watchdog_no_false_alarm
        watchdog_alert_xon_storm watchdog_detection_time
-       vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink)
+       vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink
+       vhost_paused_uplink_client vhost_stuck_guest)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
@@ -306,13 +307,17 @@ test_not_forwarded() {
     [ "$FAILS" -eq 0 ]
 }
 
-# Free mbufs of dpdk-b's mempool: the common pool plus the per-lcore caches
-# (netdev-dpdk/get-mempool-info prints rte_mempool_dump()).
+# Free mbufs of the mempools of dpdk-a and dpdk-b, which are distinct:
+# the common pool plus the per-lcore caches (netdev-dpdk/get-mempool-info
+# prints rte_mempool_dump()).  A packet held anywhere takes an mbuf of the
+# mempool of the port it arrived on.
 mempool_free() {
-    pfc_appctl netdev-dpdk/get-mempool-info dpdk-b 2>/dev/null \
-        | awk -F= '/common_pool_count=/ { n += $2 }
-                   /total_cache_count=/ { n += $2 }
-                   END { print n + 0 }'
+    local p
+    for p in dpdk-a dpdk-b; do
+        pfc_appctl netdev-dpdk/get-mempool-info "$p" 2>/dev/null
+    done | awk -F= '/common_pool_count=/ { n += $2 }
+                    /total_cache_count=/ { n += $2 }
+                    END { print n + 0 }'
 }
 
 # held_p3: packets of priority 3 that dpdk-b holds, from pfc/show.
@@ -513,7 +518,7 @@ test_watchdog_drop() {
         "$PFC_PY" "$PFC_PEER" check "$rec2" --stream 1 --expect 30 \
         --first 1000
     sleep 0.5
-    check "free mbufs of dpdk-b's mempool after the storm (before: $free0)" \
+    check "free mbufs after the storm (before: $free0)" \
         "$(mempool_free)" -eq "$free0"
     [ "$FAILS" -eq 0 ]
 }
@@ -1730,9 +1735,9 @@ test_vhost_stalled_guest_client() { vhost_stalled_guest client; }
 # XOFF (3000 bytes) the switch stops reading the guest, whose virtqueue
 # fills, and reads it again after B's XON.  Every frame that the guest got
 # into its virtqueue reaches B, once and in order.
-test_vhost_paused_uplink() {
+vhost_paused_uplink() {
     local rec stopped_ms tx0 tx1
-    vhost_setup || return 1
+    vhost_setup "$1" || return 1
     rec=$PFC_TMP/rx.json
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
     pfc_qos vhost0 pfc-enable=3 xoff-threshold=3000 xon-threshold=1000 \
@@ -1767,6 +1772,85 @@ test_vhost_paused_uplink() {
         "$(pfc_stat vhost0 pfc_vhost_stopped)" -eq 0
     check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
         -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+test_vhost_paused_uplink() { vhost_paused_uplink; }
+test_vhost_paused_uplink_client() { vhost_paused_uplink client; }
+
+# A guest that stops reading and does not come back.  First with the
+# watchdog off: vhost0 holds at most queue-size (200) of A's p3 frames and
+# drops the rest, so the guest costs the host a bounded number of mbufs, and
+# dpdk-a keeps A paused.  Then with the watchdog on (200 ms, action drop):
+# the stuck guest is a storm; the held frames and those that follow are
+# dropped and counted, dpdk-a's occupancy is released and A gets an XON
+# while the guest is still stuck.  Once the guest reads again, p3 is
+# restored, lossless again, and every mbuf is back in the mempool.
+test_vhost_stuck_guest() {
+    local rec pcap free0 free1 held xoff_state
+    vhost_setup || return 1
+    rec=$PFC_TMP/rx.json
+    pcap=$PFC_TMP/a.pcap
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=4000 || return 1
+    pfc_qos vhost0 pfc-enable=3 queue-size=200 watchdog-detection-time=0 \
+        || return 1
+    sleep 0.5
+    free0=$(mempool_free)
+    pfc_guest_cmd "stop"
+    sleep 0.5
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
+    send_p3 1000 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    held=$(vhost_held 3)
+    free1=$(mempool_free)
+    check "p3 frames held at vhost0 (queue-size 200)" "$held" -eq 200
+    pfc_stats_refresh
+    check "vhost0 pfc_hold_drops_p3" "$(pfc_stat vhost0 pfc_hold_drops_p3)" \
+        -ge 500
+    check "mbufs the stuck guest costs the host (free: $free0 -> $free1)" \
+        "$((free0 - free1))" -le 300
+    check "mbufs held for the stuck guest are out of the mempool" \
+        "$((free0 - free1))" -ge 200
+    run_or_fail "dpdk-a keeps A paused (XOFF in force for p3)" \
+        test "$(pfc_show dpdk-a | awk '$1 == "p3" { print $9 }')" = yes
+    # The watchdog turns the stuck guest into counted drops.
+    pfc_vsctl set QoS "$(pfc_vsctl get Port vhost0 qos)" \
+        other_config:watchdog-detection-time=200 || FAILS=$((FAILS + 1))
+    send_p3 300 1000 || FAILS=$((FAILS + 1))
+    wait_log "vhost0: PFC storm on priority 3: the guest read nothing" \
+        "storm on p3 of vhost0 logged (WARN)"
+    send_p3 100 1300 || FAILS=$((FAILS + 1))
+    sleep 0.3
+    check "p3 frames held at vhost0 during the storm" "$(vhost_held 3)" -eq 0
+    xoff_state=$(pfc_show dpdk-a | awk '$1 == "p3" { print $9 }')
+    run_or_fail "dpdk-a's XOFF for p3 ended while the guest is stuck" \
+        test "$xoff_state" = no
+    pfc_stats_refresh
+    check "vhost0 pfc_wd_storms_detected_p3" \
+        "$(pfc_stat vhost0 pfc_wd_storms_detected_p3)" -eq 1
+    check "vhost0 pfc_wd_tx_dropped_p3" \
+        "$(pfc_stat vhost0 pfc_wd_tx_dropped_p3)" -ge 100
+    pfc_tshark_stop
+    run_or_fail "the last PFC frame A captured is an XON for p3" \
+        test "$(pfc_tshark_pfc "$pcap" | tail -1 | awk '{ print $9 $17 }')" \
+        = 10
+    # The guest reads again: restored 400 ms after it was last seen stuck,
+    # then p3 is lossless again.
+    pfc_guest_cmd "start"
+    wait_log "vhost0: PFC storm on priority 3 over after" \
+        "restoration of p3 on vhost0 logged (INFO)"
+    run_or_fail "pfc/show: p3 of vhost0 operational" \
+        grep -q "watchdog p3: operational" <<<"$(pfc_show vhost0)"
+    start_recv_c "$rec"
+    send_p3 300 2000 || FAILS=$((FAILS + 1))
+    sleep 1
+    pfc_stop_pid "$RECV_PID"
+    run_or_fail "after restoration, C got 300 p3 frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 300 \
+        --first 2000
+    sleep 0.5
+    check "free mbufs after the guest's storm (before: $free0)" \
+        "$(mempool_free)" -eq "$free0"
     [ "$FAILS" -eq 0 ]
 }
 
