@@ -27,6 +27,7 @@
 #include "ovs-atomic.h"
 #include "packets.h"
 #include "pfc.h"
+#include "pfc-dcbx.h"
 #include "util.h"
 
 /* Per port state, for the life of the process (see the header): one per DPDK
@@ -140,6 +141,24 @@ struct pfc_port {
     atomic_uint64_t wd_rx_dropped[PFC_N_PRIOS];   /* Received on this port
                                                    * during its storm and
                                                    * dropped (drop). */
+
+    /* DCBX (lib/pfc-dcbx.h), on ethernet ports with dcbx=ieee.  A PMD
+     * thread parses received LLDPDUs under 'lock'; the main thread ages the
+     * partner, builds the LLDPDUs to send, and applies a new operational
+     * vector (netdev_dpdk_pfc_run()); a PMD thread that flushes the port
+     * sends them (pfc_tx_lldp()). */
+    atomic_bool dcbx_on;                /* LLDPDUs to 01-80-C2-00-00-0E are
+                                         * consumed at rx. */
+    struct pfc_dcbx dcbx;               /* [L] */
+    struct pfc_dcbx_params dcbx_params; /* [L] */
+    bool dcbx_changed;                  /* [L] dcbx.oper changed since the
+                                         * QoS object in force took it. */
+    const char *dcbx_error;             /* [L] Why the last malformed
+                                         * LLDPDU was ignored, or NULL. */
+    uint8_t lldp_frame[PFC_LLDP_FRAME_MAX];     /* [L] The next LLDPDU, */
+    uint16_t lldp_len;                          /* [L] octets. */
+    atomic_bool lldp_due;               /* Send lldp_frame at the next
+                                         * flush. */
 
     /* vhost-user ports only (lib/pfc.h, pfc_backpressure_next()). */
     atomic_int vid;                     /* vhost device id that the last

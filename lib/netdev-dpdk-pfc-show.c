@@ -27,6 +27,8 @@
 
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
+#include "packets.h"
+#include "pfc-dcbx.h"
 #include "pfc-headroom.h"
 #include "unixctl.h"
 
@@ -60,7 +62,10 @@ add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
  * pfc_wd_storms_detected_pN, pfc_wd_storms_restored_pN, pfc_wd_tx_dropped_pN,
  * pfc_wd_tx_forwarded_pN and pfc_wd_rx_dropped_pN (N = 0..7), then
  * pfc_rx_invalid_frames, pfc_rx_pause_ignored and
- * pfc_rx_unsupported_frames. */
+ * pfc_rx_unsupported_frames, and, with DCBX on, dcbx_rx_lldpdus,
+ * dcbx_rx_tlvs, dcbx_rx_pfc_tlvs, dcbx_rx_errors, dcbx_rx_unsupported_tlvs,
+ * dcbx_mismatches, dcbx_ageouts, dcbx_pfc_enable_oper (the operational
+ * vector, bit n for priority n) and lldp_tx_frames. */
 void
 netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
                                  struct netdev_custom_stats *stats)
@@ -68,7 +73,8 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     uint64_t detected[PFC_N_PRIOS], restored[PFC_N_PRIOS];
     struct pfc_counters c;
     struct pfc_port *port;
-    bool active;
+    struct pfc_dcbx dcbx;
+    bool active, dcbx_on;
     size_t n;
 
     if (port_id >= RTE_MAX_ETHPORTS) {
@@ -86,10 +92,12 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     }
     memcpy(detected, port->wd.storms_detected, sizeof detected);
     memcpy(restored, port->wd.storms_restored, sizeof restored);
+    atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
+    dcbx = port->dcbx;
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 10 * PFC_N_PRIOS + 3;
+    stats->size += 10 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -125,6 +133,17 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     add_stat(stats, &n, "pfc_rx_invalid_frames", c.rx_invalid);
     add_stat(stats, &n, "pfc_rx_pause_ignored", c.rx_pause_ignored);
     add_stat(stats, &n, "pfc_rx_unsupported_frames", c.rx_unsupported);
+    if (dcbx_on) {
+        add_stat(stats, &n, "dcbx_rx_lldpdus", dcbx.rx_lldpdus);
+        add_stat(stats, &n, "dcbx_rx_tlvs", dcbx.rx_tlvs);
+        add_stat(stats, &n, "dcbx_rx_pfc_tlvs", dcbx.rx_pfc_tlvs);
+        add_stat(stats, &n, "dcbx_rx_errors", dcbx.rx_errors);
+        add_stat(stats, &n, "dcbx_rx_unsupported_tlvs", dcbx.rx_unsupported);
+        add_stat(stats, &n, "dcbx_mismatches", dcbx.mismatches);
+        add_stat(stats, &n, "dcbx_ageouts", dcbx.ageouts);
+        add_stat(stats, &n, "dcbx_pfc_enable_oper", dcbx.oper);
+        add_stat(stats, &n, "lldp_tx_frames", dcbx.tx_lldpdus);
+    }
 }
 
 /* Returns the TSC cycles for which the guest of vhost-user 'port' has been
@@ -335,6 +354,104 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
     pfc_show_wd(ds, snap);
 }
 
+/* Appends the 'len' octets of an LLDP Chassis ID or Port ID of 'subtype' to
+ * 'ds': a MAC address (subtype 4 of Chassis ID, 3 of Port ID), printable
+ * text, or hex. */
+static void
+pfc_format_lldp_id(struct ds *ds, bool chassis, uint8_t subtype,
+                   const uint8_t *id, uint8_t len)
+{
+    bool printable = len > 0;
+
+    if (len == ETH_ADDR_LEN && subtype == (chassis ? 4 : 3)) {
+        struct eth_addr mac;
+
+        memcpy(mac.ea, id, ETH_ADDR_LEN);
+        ds_put_format(ds, ETH_ADDR_FMT, ETH_ADDR_ARGS(mac));
+        return;
+    }
+    for (int i = 0; i < len; i++) {
+        printable = printable && id[i] >= 0x20 && id[i] < 0x7f;
+    }
+    if (printable) {
+        ds_put_buffer(ds, (const char *) id, len);
+    } else {
+        ds_put_hex(ds, id, len);
+    }
+}
+
+/* The DCBX lines of "pfc/show" of an ethernet port with dcbx=ieee. */
+static void
+pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
+{
+    const struct pfc_port *port = &snap->port;
+    const struct pfc_dcbx *d = &port->dcbx;
+    const struct pfc_config *cfg = &snap->cfg;
+
+    if (!cfg->dcbx) {
+        return;
+    }
+    ds_put_format(ds, "  dcbx: ieee, willing %s, lldp-tx-interval %"PRIu32
+                  " s, ttl %"PRIu16" s\n", cfg->dcbx_willing ? "yes" : "no",
+                  cfg->lldp_tx_interval, pfc_dcbx_ttl(&port->dcbx_params));
+    ds_put_cstr(ds, "  dcbx pfc-enable: admin ");
+    pfc_format_prios(ds, cfg->admin);
+    ds_put_cstr(ds, ", partner ");
+    if (d->partner && d->last.has_pfc) {
+        pfc_format_prios(ds, d->last.pfc.enable);
+        ds_put_format(ds, " (willing %s, cap %d)",
+                      d->last.pfc.willing ? "yes" : "no", d->last.pfc.cap);
+    } else {
+        ds_put_cstr(ds, d->partner ? "(no PFC TLV)" : "(none)");
+    }
+    ds_put_cstr(ds, ", operational ");
+    pfc_format_prios(ds, d->oper);
+    ds_put_format(ds, " (%s)%s\n",
+                  d->source == PFC_DCBX_PARTNER ? "partner's" : "pfc-enable",
+                  d->mismatch ? ", MISMATCH" : "");
+    if (d->partner) {
+        uint64_t left = d->expiry > snap->now ? d->expiry - snap->now : 0;
+
+        ds_put_cstr(ds, "  dcbx partner: chassis ");
+        pfc_format_lldp_id(ds, true, d->last.chassis_subtype,
+                           d->last.chassis_id, d->last.chassis_len);
+        ds_put_cstr(ds, ", port ");
+        pfc_format_lldp_id(ds, false, d->last.port_subtype, d->last.port_id,
+                           d->last.port_len);
+        ds_put_format(ds, ", source "ETH_ADDR_FMT", ttl left %"PRIu64" s\n",
+                      ETH_ADDR_ARGS(d->partner_mac),
+                      port->tb.hz ? left / port->tb.hz : 0);
+        if (d->last.has_ets) {
+            ds_put_format(ds, "  dcbx partner ets (display only): willing "
+                          "%s, priority->tc", d->last.ets_willing
+                          ? "yes" : "no");
+            for (int n = 0; n < 8; n++) {
+                ds_put_format(ds, "%c%d", n ? ',' : ' ',
+                              d->last.ets_prio_tc[n]);
+            }
+            ds_put_cstr(ds, ", bandwidth %");
+            for (int n = 0; n < 8; n++) {
+                ds_put_format(ds, "%c%d", n ? ',' : ' ', d->last.ets_bw[n]);
+            }
+            ds_put_cstr(ds, ", tsa");
+            for (int n = 0; n < 8; n++) {
+                ds_put_format(ds, "%c%d", n ? ',' : ' ', d->last.ets_tsa[n]);
+            }
+            ds_put_char(ds, '\n');
+        }
+    }
+    ds_put_format(ds, "  dcbx counters: rx lldpdus %"PRIu64", tlvs %"PRIu64
+                  ", pfc tlvs %"PRIu64", errors %"PRIu64", unsupported %"
+                  PRIu64", mismatches %"PRIu64", ageouts %"PRIu64
+                  ", tx lldpdus %"PRIu64"\n", d->rx_lldpdus, d->rx_tlvs,
+                  d->rx_pfc_tlvs, d->rx_errors, d->rx_unsupported,
+                  d->mismatches, d->ageouts, d->tx_lldpdus);
+    if (port->dcbx_error) {
+        ds_put_format(ds, "  dcbx last malformed LLDPDU: %s\n",
+                      port->dcbx_error);
+    }
+}
+
 static void
 pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
 {
@@ -436,6 +553,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     }
 
     pfc_show_wd(ds, snap);
+    pfc_show_dcbx(ds, snap);
 }
 
 /* The PFC watchdog lines of "pfc/show": the configuration, then one line per

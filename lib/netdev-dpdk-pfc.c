@@ -112,15 +112,19 @@
 #include <rte_spinlock.h>
 #include <rte_vhost.h>
 
+#include "netdev.h"
 #include "netdev-offload.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/usdt-probes.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "pfc.h"
+#include "pfc-dcbx.h"
 #include "pfc-headroom.h"
 #include "smap.h"
+#include "timeval.h"
 #include "unixctl.h"
 #include "userspace-tso.h"
 #include "util.h"
@@ -228,6 +232,105 @@ pfc_xmit(struct pfc_port *port, int qid, struct rte_mbuf **pkts, uint16_t n)
         rte_pktmbuf_free_bulk(pkts, k);
     }
     return k;
+}
+
+/* Returns true if the frame of 'len' octets at 'data' is an LLDPDU to the
+ * nearest bridge address 01-80-C2-00-00-0E, untagged (IEEE 802.1AB-2016
+ * 7.1), which DCBX consumes. */
+static inline bool
+pfc_is_lldp(const uint8_t *data, size_t len)
+{
+    static const uint8_t dst[ETH_ADDR_LEN] = {
+        0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e
+    };
+
+    return (len >= ETH_HEADER_LEN
+            && data[12] == (PFC_LLDP_ETH_TYPE >> 8)
+            && data[13] == (PFC_LLDP_ETH_TYPE & 0xff)
+            && !memcmp(data, dst, ETH_ADDR_LEN));
+}
+
+/* Receives the LLDPDU in 'm' on 'port' (DCBX on): updates the port's DCBX
+ * state under port->lock, and logs what changed once it is released.  The
+ * caller frees 'm'. */
+static void
+pfc_rx_lldp(struct pfc_port *port, const struct rte_mbuf *m)
+{
+    const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+    size_t len = rte_pktmbuf_data_len(m);
+    char name[sizeof port->name];
+    uint8_t old_oper, oper;
+    bool old_mm, mm, changed;
+    struct eth_addr src;
+    const char *why;
+
+    memcpy(src.ea, data + ETH_ADDR_LEN, ETH_ADDR_LEN);
+    rte_spinlock_lock(&port->lock);
+    old_oper = port->dcbx.oper;
+    old_mm = port->dcbx.mismatch;
+    changed = pfc_dcbx_rx(&port->dcbx, &port->dcbx_params, port->mac, src,
+                          data + ETH_HEADER_LEN, len - ETH_HEADER_LEN,
+                          rte_get_tsc_cycles(), port->tb.hz, &why);
+    if (why) {
+        port->dcbx_error = why;
+    }
+    port->dcbx_changed |= changed;
+    oper = port->dcbx.oper;
+    mm = port->dcbx.mismatch;
+    ovs_strlcpy(name, port->name, sizeof name);
+    rte_spinlock_unlock(&port->lock);
+
+    if (why) {
+        VLOG_WARN_RL(&rl, "%s: DCBX: malformed LLDPDU ignored: %s", name,
+                     why);
+    }
+    if (changed) {
+        VLOG_INFO_RL(&rl, "%s: DCBX: operational PFC enable vector 0x%02"
+                     PRIx8" -> 0x%02"PRIx8, name, old_oper, oper);
+    }
+    if (mm && !old_mm) {
+        VLOG_WARN_RL(&rl, "%s: DCBX: PFC configuration mismatch with the "
+                     "link partner (see pfc/show)", name);
+    }
+}
+
+/* Sends the LLDPDU that the main thread prepared for the port of 'pfc', if
+ * one is due (netdev_dpdk_pfc_run()), on tx queue 'qid', with an mbuf from
+ * 'mp'.  The frame is copied out under port->lock; the mbuf is allocated
+ * and sent after it is released.  The caller holds the tx queue's lock. */
+static void
+pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
+{
+    struct pfc_port *port = pfc->port;
+    uint8_t frame[PFC_LLDP_FRAME_MAX];
+    struct rte_mbuf *m;
+    bool due;
+    uint16_t len;
+
+    atomic_read_relaxed(&port->lldp_due, &due);
+    if (!due || !mp
+        || !atomic_compare_exchange_strong(&port->lldp_due, &due, false)) {
+        return;
+    }
+    rte_spinlock_lock(&port->lock);
+    len = port->lldp_len;
+    memcpy(frame, port->lldp_frame, len);
+    rte_spinlock_unlock(&port->lock);
+
+    m = rte_pktmbuf_alloc(mp);
+    if (m) {
+        char *p = rte_pktmbuf_append(m, len);
+
+        if (p) {
+            memcpy(p, frame, len);
+            if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) == 1) {
+                return;
+            }
+        }
+        rte_pktmbuf_free(m);
+    }
+    /* Not sent: the next flush tries again. */
+    atomic_store_relaxed(&port->lldp_due, true);
 }
 
 /* For the watchdog of a vhost-user port: counts that the guest's receive
@@ -369,16 +472,6 @@ pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
     return pfc_mac_control_decide(driver, trust, &a, reason);
 }
 
-/* Attaches 'pfc', just created, to the port described by 'info', and derives
- * its thresholds (pfc_derive_thresholds()).  On a physical NIC, asks it to
- * pass MAC Control frames to software (pfc_mac_control_setup()).
- *
- * Returns 0, or EINVAL after logging why: 802.3x flow control is on (PFC and
- * PAUSE are mutually exclusive, seed 000 3.3), the port is not an attached
- * DPDK ethernet port, flow offload is enabled (other_config:hw-offload:
- * offloaded flows would bypass the traffic class queues), the driver
- * refuses to pass MAC Control frames, or the headroom does not fit.  The
- * reason is kept for pfc/show. */
 /* Returns the state of the vhost-user port named 'name': the slot it had,
  * or a free one, or NULL if all PFC_MAX_VHOST are taken.  A slot is free
  * when no QoS object uses it and no packet from its port is still held
@@ -394,7 +487,7 @@ pfc_vhost_port(const char *name)
 
         rte_spinlock_lock(&port->lock);
         mine = port->name[0] && !strcmp(port->name, name);
-        usable = !port->conf && (!port->name[0] || port->dead);
+        usable = !port->conf;   /* No QoS there now: free to reuse. */
         rte_spinlock_unlock(&port->lock);
         if (mine) {
             return port;
@@ -412,6 +505,56 @@ pfc_vhost_port(const char *name)
     return free_port;
 }
 
+/* DCBX part of binding 'pfc' to 'port' (pfc_bind__()), under port->lock:
+ * starts, reconfigures or stops DCBX on the port, and, if 'pfc' is bound
+ * for the first time (no PMD thread uses it yet), makes the operational
+ * vector that DCBX decided its pfc->cfg.enabled. */
+static void
+pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
+{
+    uint64_t now = rte_get_tsc_cycles();
+    bool was_on;
+
+    atomic_read_relaxed(&port->dcbx_on, &was_on);
+    if (!pfc->cfg.dcbx) {
+        atomic_store_relaxed(&port->dcbx_on, false);
+        if (first) {
+            pfc->cfg.enabled = pfc->cfg.admin;
+        }
+        return;
+    }
+
+    struct pfc_dcbx_params dp = {
+        .enabled = true,
+        .willing = pfc->cfg.dcbx_willing,
+        .admin = pfc->cfg.admin,
+        .tx_interval = pfc->cfg.lldp_tx_interval,
+    };
+
+    if (!was_on) {
+        pfc_dcbx_init(&port->dcbx, &dp, now);
+        port->dcbx_error = NULL;
+    } else if (memcmp(&dp, &port->dcbx_params, sizeof dp)) {
+        pfc_dcbx_reconfigure(&port->dcbx, &dp, port->mac, now);
+    }
+    port->dcbx_params = dp;
+    if (first) {
+        pfc->cfg.enabled = port->dcbx.oper;
+        port->dcbx_changed = false;
+    }
+    atomic_store_relaxed(&port->dcbx_on, true);
+}
+
+/* Attaches 'pfc', just created, to the port described by 'info', and derives
+ * its thresholds (pfc_derive_thresholds()).  On a physical NIC, asks it to
+ * pass MAC Control frames to software (pfc_mac_control_setup()).
+ *
+ * Returns 0, or EINVAL after logging why: 802.3x flow control is on (PFC and
+ * PAUSE are mutually exclusive, seed 000 3.3), the port is not an attached
+ * DPDK ethernet port, flow offload is enabled (other_config:hw-offload:
+ * offloaded flows would bypass the traffic class queues), the driver
+ * refuses to pass MAC Control frames, or the headroom does not fit.  The
+ * reason is kept for pfc/show. */
 static int
 pfc_bind__(struct netdev_dpdk_pfc *pfc,
            const struct netdev_dpdk_pfc_port_info *info)
@@ -420,10 +563,17 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     struct pfc_port_limits limits;
     struct pfc_thresholds thr;
     struct pfc_port *port;
+    bool first = !pfc->port;
     bool from_link = false;
     bool ring_lim_known;
     char *err;
 
+    if (info->vhost && pfc->cfg.dcbx) {
+        VLOG_ERR("%s: QoS type pfc: other_config:dcbx=ieee needs a port "
+                 "with a MAC, not a vhost-user port; keeping the previous "
+                 "configuration", info->name);
+        return EINVAL;
+    }
     if (info->vhost) {
         port = pfc_vhost_port(info->name);
         if (!port) {
@@ -524,6 +674,8 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         }
         atomic_store_relaxed(&port->max_until, 0);
         pfc_wd_init(&port->wd);
+        atomic_store_relaxed(&port->dcbx_on, false);
+        atomic_store_relaxed(&port->lldp_due, false);
         atomic_store_relaxed(&port->bp_stopped, 0);
         port->bp_stops = port->bp_cycles = 0;
         memset(port->bp_stops_prio, 0, sizeof port->bp_stops_prio);
@@ -557,6 +709,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         port->wd.stormed = 0;
         port->wd.detecting = 0;
     }
+    pfc_dcbx_bind(pfc, port, first);
     pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
     port->wd_params.guest = pfc_port_is_vhost(port);
     atomic_store_relaxed(&port->default_prio, pfc->cfg.default_priority);
@@ -942,7 +1095,21 @@ netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *pfc,
         free(err);
         return false;
     }
-    return pfc_config_equal(&pfc->cfg, &cfg);
+    if (!pfc_config_equal(&pfc->cfg, &cfg)) {
+        return false;
+    }
+    if (cfg.dcbx && pfc->port) {
+        /* Not equal once DCBX decided another operational vector:
+         * netdev_dpdk_pfc_run() sets the QoS again to apply it. */
+        struct pfc_port *port = pfc->port;
+        uint8_t oper;
+
+        rte_spinlock_lock(&port->lock);
+        oper = port->dcbx.oper;
+        rte_spinlock_unlock(&port->lock);
+        return oper == pfc->cfg.enabled;
+    }
+    return true;
 }
 
 /* Stores the QoS other_config that configures 'pfc' into 'details' (for
@@ -1197,7 +1364,7 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
     struct pfc_port *port;
     uint64_t earliest = 0;
     uint8_t wd_dropped;
-    bool active;
+    bool active, dcbx_on;
     int kept = 0;
 
     if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
@@ -1210,6 +1377,7 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
     }
 
     atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
+    atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
         struct pfc_frame frame;
@@ -1217,6 +1385,13 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
 
         if (OVS_LIKELY(!pfc_maybe_mac_control(rte_pktmbuf_mtod(m, void *),
                                               rte_pktmbuf_data_len(m)))) {
+            if (OVS_UNLIKELY(dcbx_on)
+                && pfc_is_lldp(rte_pktmbuf_mtod(m, const void *),
+                               rte_pktmbuf_data_len(m))) {
+                pfc_rx_lldp(port, m);
+                rte_pktmbuf_free(m);
+                continue;
+            }
             if (OVS_UNLIKELY(wd_dropped)
                 && pfc_wd_rx_drop(port, m, wd_dropped)) {
                 continue;
@@ -1348,6 +1523,13 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
         return false;           /* No PFC frames: backpressure instead. */
     }
     if (OVS_UNLIKELY(asserted & ~pfc->xparams.enabled)) {
+        return true;
+    }
+
+    bool lldp_due;
+
+    atomic_read_relaxed(&port->lldp_due, &lldp_due);
+    if (OVS_UNLIKELY(lldp_due)) {
         return true;
     }
     for (uint32_t en = pfc->xparams.enabled; en; en &= en - 1) {
@@ -1659,8 +1841,11 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         if (vid < 0 && t->n_held) {
             pfc_txq_free_held(pfc, t);
         }
-    } else if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
-        pfc_tx_control(pfc, qid, mp, now);
+    } else {
+        pfc_tx_lldp(pfc, qid, mp);
+        if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
+            pfc_tx_control(pfc, qid, mp, now);
+        }
     }
     blocked = pfc_blocked(pfc, t, now);
     if (t->n_held) {
@@ -1726,18 +1911,27 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
     waiting = pfc_tcs_prios(pfc->cfg.prio_to_tc, waiting);
     if (pfc_port_is_vhost(port)) {
         /* No PFC frames: a receive queue of the guest that refused
-         * packets and took none since the last check stalls every
-         * lossless priority. */
+         * packets and took none since the last check stalls the lossless
+         * priorities held on it, and those already stormed (whose
+         * packets it refuses instead of holding them). */
         paused = 0;
         for (int i = 0; i < pfc->n_txq; i++) {
             struct pfc_txq *t = &pfc->txq[i];
             uint64_t refused, taken;
+            uint8_t held = 0;
 
             atomic_read_relaxed(&t->vq_refused, &refused);
             atomic_read_relaxed(&t->vq_taken, &taken);
-            if (pfc_wd_vq_stalled(&t->wd_vq, refused, taken)) {
-                paused = pfc->cfg.enabled;
+            if (!pfc_wd_vq_stalled(&t->wd_vq, refused, taken)) {
+                continue;
             }
+            for (int n = 0; n < PFC_N_PRIOS; n++) {
+                uint64_t pkts;
+
+                atomic_read_relaxed(&t->held_pkts[n], &pkts);
+                held |= (pkts != 0) << n;
+            }
+            paused |= pfc->cfg.enabled & (held | port->wd.stormed);
         }
         pfc_wd_stall(&port->wd, paused, pfc->cfg.enabled, now);
     } else {
@@ -2029,16 +2223,18 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                     pkts[kept++] = m;
                     continue;
                 }
-                /* A stormed priority: dropped, or sent as if not paused. */
+                /* A stormed priority: dropped, or sent as if not paused
+                 * (counted as forwarded when it leaves). */
                 if ((t->wd_dropped >> prio) & 1) {
                     wd_drops[prio]++;
                     rte_pktmbuf_free(m);
                     dropped++;
                     continue;
                 }
-                wd_fwd[prio]++;
             }
             if (!((hold_prios >> prio) & 1)) {
+                /* Forwarded, unless the tx ring refuses it below. */
+                wd_fwd[prio] += (t->wd_ignored >> prio) & 1;
                 pkts[kept++] = m;
             } else if (pfc_hold(pfc, t, m, prio, now)) {
                 held++;
@@ -2091,13 +2287,18 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             rte_pktmbuf_free(m);
             dropped++;
             refused++;
-        } else if (pfc_hold(pfc, t, m, prio, now)) {
-            held++;
-            n_tx_full++;
         } else {
-            rte_pktmbuf_free(m);
-            drops[prio]++;
-            dropped++;
+            /* Counted as forwarded above, but not sent now: if it is held,
+             * pfc_drain() counts it when it leaves. */
+            wd_fwd[prio] -= (t->wd_ignored >> prio) & 1;
+            if (pfc_hold(pfc, t, m, prio, now)) {
+                held++;
+                n_tx_full++;
+            } else {
+                rte_pktmbuf_free(m);
+                drops[prio]++;
+                dropped++;
+            }
         }
     }
     if (OVS_UNLIKELY(t->wd_ignored)) {
@@ -2558,5 +2759,113 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         rte_spinlock_lock(&port->lock);
         port->dead = true;
         rte_spinlock_unlock(&port->lock);
+    }
+}
+
+/* How often the main thread looks at the DCBX state of the ports, ms: the
+ * delay before a partner's new vector is applied, and the precision of the
+ * LLDPDU transmit timer and of the partner's Time To Live. */
+#define PFC_DCBX_RUN_MS 100
+
+/* Applies the operational vector that DCBX decided on the port named
+ * 'name': sets its QoS again with the same configuration, which
+ * netdev_dpdk_pfc_equal() no longer finds equal, so that a new QoS object
+ * with the vector in force replaces the old one, keeping its held packets
+ * (netdev_dpdk_pfc_succeed()).  Main thread, no lock held. */
+static void
+pfc_dcbx_apply(const char *name)
+{
+    struct netdev *netdev = netdev_from_name(name);
+    struct smap details = SMAP_INITIALIZER(&details);
+    const char *type;
+
+    if (!netdev) {
+        return;
+    }
+    if (!netdev_get_qos(netdev, &type, &details) && !strcmp(type, "pfc")) {
+        netdev_set_qos(netdev, type, &details);
+    }
+    smap_destroy(&details);
+    netdev_close(netdev);
+}
+
+/* netdev 'run' of the DPDK ethernet class, main thread: for every port with
+ * DCBX on, ages the partner, prepares the LLDPDU when it is due (a PMD
+ * thread that flushes the port sends it, pfc_tx_lldp()), and applies a new
+ * operational vector. */
+void
+netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
+{
+    static long long int next_run;
+    long long int now_ms = time_msec();
+    uint64_t now;
+
+    if (now_ms < next_run) {
+        return;
+    }
+    next_run = now_ms + PFC_DCBX_RUN_MS;
+    now = rte_get_tsc_cycles();
+    for (int id = 0; id < RTE_MAX_ETHPORTS; id++) {
+        struct pfc_port *port = &pfc_ports[id];
+        char name[sizeof port->name];
+        bool active, on, apply;
+        uint8_t old, oper;
+
+        atomic_read_relaxed(&port->active, &active);
+        atomic_read_relaxed(&port->dcbx_on, &on);
+        if (!active || !on) {
+            continue;
+        }
+        rte_spinlock_lock(&port->lock);
+        old = port->dcbx.oper;
+        port->dcbx_changed |= pfc_dcbx_run(&port->dcbx, &port->dcbx_params,
+                                           port->mac, now);
+        oper = port->dcbx.oper;
+        if (pfc_dcbx_tx_due(&port->dcbx, now)) {
+            struct pfc_dcbx_tlv tlv = {
+                .willing = port->dcbx_params.willing,
+                .cap = PFC_N_PRIOS,
+                .enable = port->dcbx.oper,
+            };
+
+            port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
+                                              sizeof port->lldp_frame,
+                                              port->mac, port->name,
+                                              pfc_dcbx_ttl(&port->dcbx_params),
+                                              &tlv);
+            pfc_dcbx_tx_done(&port->dcbx, &port->dcbx_params, now,
+                             port->tb.hz);
+            atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
+        }
+        apply = port->dcbx_changed;
+        port->dcbx_changed = false;
+        ovs_strlcpy(name, port->name, sizeof name);
+        rte_spinlock_unlock(&port->lock);
+
+        if (old != oper) {
+            VLOG_INFO("%s: DCBX: the partner's Time To Live ran out: "
+                      "operational PFC enable vector 0x%02"PRIx8" -> 0x%02"
+                      PRIx8" (pfc-enable)", name, old, oper);
+        }
+        if (apply) {
+            pfc_dcbx_apply(name);
+        }
+    }
+}
+
+/* netdev 'wait' of the DPDK ethernet class: wakes the main thread for
+ * netdev_dpdk_pfc_run() while a port has DCBX on. */
+void
+netdev_dpdk_pfc_wait(const struct netdev_class *netdev_class OVS_UNUSED)
+{
+    for (int id = 0; id < RTE_MAX_ETHPORTS; id++) {
+        bool active, on;
+
+        atomic_read_relaxed(&pfc_ports[id].active, &active);
+        atomic_read_relaxed(&pfc_ports[id].dcbx_on, &on);
+        if (active && on) {
+            poll_timer_wait(PFC_DCBX_RUN_MS);
+            return;
+        }
     }
 }

@@ -104,6 +104,11 @@ int netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *, int qid,
                          struct rte_mempool *mp, struct rte_mbuf **pkts,
                          int cnt, int *n_taken, uint64_t *qos_drops);
 bool netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *);
+
+/* DCBX, main thread: netdev 'run' and 'wait' of the DPDK ethernet class. */
+struct netdev_class;
+void netdev_dpdk_pfc_run(const struct netdev_class *);
+void netdev_dpdk_pfc_wait(const struct netdev_class *);
 void netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *, int qid,
                               struct rte_mempool *mp);
 

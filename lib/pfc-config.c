@@ -20,6 +20,7 @@
 
 #include <config.h>
 #include "pfc.h"
+#include "pfc-dcbx.h"
 
 #include <errno.h>
 #include <string.h>
@@ -227,7 +228,7 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         "queue-size", "default-priority", "link-speed", "cable-length",
         "headroom-model", "xon-hysteresis", "tx-ring-size", "mac-control",
         "watchdog-detection-time", "watchdog-restoration-time",
-        "watchdog-action",
+        "watchdog-action", "dcbx", "dcbx-willing", "lldp-tx-interval",
     };
     struct smap_node *node;
     uint64_t value;
@@ -251,7 +252,8 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
                               "headroom-model, xon-hysteresis, "
                               "tx-ring-size, mac-control, "
                               "watchdog-detection-time, "
-                              "watchdog-restoration-time, watchdog-action)",
+                              "watchdog-restoration-time, watchdog-action, "
+                              "dcbx, dcbx-willing, lldp-tx-interval)",
                               node->key);
             return EINVAL;
         }
@@ -264,6 +266,29 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
                           "to 7, or \"none\"", enable);
         return EINVAL;
     }
+    cfg->admin = cfg->enabled;
+
+    const char *dcbx = smap_get_def(details, "dcbx", "off");
+    if (strcmp(dcbx, "off") && strcmp(dcbx, "ieee")) {
+        *errp = xasprintf("other_config:dcbx=\"%s\" is invalid: must be "
+                          "\"off\" or \"ieee\"", dcbx);
+        return EINVAL;
+    }
+    cfg->dcbx = !strcmp(dcbx, "ieee");
+    const char *willing = smap_get_def(details, "dcbx-willing", "true");
+    if (strcmp(willing, "true") && strcmp(willing, "false")) {
+        *errp = xasprintf("other_config:dcbx-willing=\"%s\" is invalid: "
+                          "must be \"true\" or \"false\"", willing);
+        return EINVAL;
+    }
+    cfg->dcbx_willing = !strcmp(willing, "true");
+    error = parse_range(details, "lldp-tx-interval", PFC_LLDP_TX_INTERVAL_MIN,
+                        PFC_LLDP_TX_INTERVAL_MAX, "seconds", false, &value,
+                        &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->lldp_tx_interval = found ? value : PFC_LLDP_TX_INTERVAL_DEFAULT;
 
     error = parse_range(details, "queue-size", 1, PFC_QUEUE_SIZE_MAX,
                         "packets", false, &value, &found, errp);
@@ -482,7 +507,7 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
 {
     struct ds d = DS_EMPTY_INITIALIZER;
 
-    pfc_format_prios(&d, cfg->enabled);
+    pfc_format_prios(&d, cfg->admin);
     smap_add(details, "pfc-enable", ds_cstr(&d));
     ds_destroy(&d);
     smap_add_format(details, "queue-size", "%"PRIu32, cfg->queue_size);
@@ -519,14 +544,25 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
                         cfg->wd_restore_ms);
     }
     smap_add(details, "watchdog-action", pfc_wd_action_name(cfg->wd_action));
+    if (cfg->dcbx) {
+        smap_add(details, "dcbx", "ieee");
+        smap_add(details, "dcbx-willing",
+                 cfg->dcbx_willing ? "true" : "false");
+        smap_add_format(details, "lldp-tx-interval", "%"PRIu32,
+                        cfg->lldp_tx_interval);
+    }
 }
 
 /* Returns true if 'a' and 'b' configure a port identically, ignoring the
- * queue mapping, which Queue rows set separately. */
+ * queue mapping, which Queue rows set separately, and the operational
+ * vector, which DCBX may change (the caller compares it). */
 bool
 pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
 {
-    return (a->enabled == b->enabled
+    return (a->admin == b->admin
+            && a->dcbx == b->dcbx
+            && a->dcbx_willing == b->dcbx_willing
+            && a->lldp_tx_interval == b->lldp_tx_interval
             && a->xoff_threshold == b->xoff_threshold
             && a->xon_threshold == b->xon_threshold
             && a->cable_length == b->cable_length

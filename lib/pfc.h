@@ -523,8 +523,18 @@ bool pfc_wd_action_from_string(const char *, enum pfc_wd_action *);
 
 /* Configuration of a port with QoS type "pfc" (vswitchd/vswitch.xml). */
 struct pfc_config {
-    uint8_t enabled;            /* pfc-enable: bit n set for each lossless
-                                 * priority n.  Default: none. */
+    uint8_t enabled;            /* The operational vector: bit n set for
+                                 * each lossless priority n.  'admin',
+                                 * unless DCBX adopted the link partner's
+                                 * (lib/pfc-dcbx.h). */
+    uint8_t admin;              /* pfc-enable, as configured.  Default:
+                                 * none. */
+    bool dcbx;                  /* dcbx=ieee (default "off"): IEEE 802.1Qaz
+                                 * DCBX over LLDP (lib/pfc-dcbx.h). */
+    bool dcbx_willing;          /* dcbx-willing (default true). */
+    uint32_t lldp_tx_interval;  /* lldp-tx-interval, seconds,
+                                 * PFC_LLDP_TX_INTERVAL_MIN..MAX (default
+                                 * 30). */
     uint64_t xoff_threshold;    /* xoff-threshold, bytes per (ingress port,
                                  * priority), 64..2^32-1, or 0 if not set:
                                  * then XOFF and XON are derived in packets

@@ -16,3 +16,23 @@ apt-get install -y -q --no-install-recommends \
     python3 python3-scapy tshark tcpdump iproute2 procps kmod \
     debhelper dpkg-dev lintian libunbound-dev util-linux python3-matplotlib \
     python3-pytest python3-netaddr
+
+# lldpd is the DCBX link partner of the system tests, run by them in their
+# own network namespaces.  The package would start the daemon on the host's
+# interfaces: keep it from starting (policy-rc.d, 101: not allowed) and from
+# starting at boot.
+policy=/usr/sbin/policy-rc.d
+own_policy=
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy"
+    chmod 755 "$policy"
+    own_policy=1
+fi
+apt-get install -y -q --no-install-recommends lldpd || {
+    [ -n "$own_policy" ] && rm -f "$policy"
+    exit 1
+}
+[ -n "$own_policy" ] && rm -f "$policy"
+if command -v systemctl >/dev/null 2>&1; then
+    systemctl disable --now lldpd.service >/dev/null 2>&1 || true
+fi

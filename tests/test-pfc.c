@@ -21,6 +21,7 @@
 #include <config.h>
 #undef NDEBUG
 #include "pfc.h"
+#include "pfc-dcbx.h"
 
 #include <errno.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "ovstest.h"
+#include "packets.h"
 #include "random.h"
 #include "smap.h"
 #include "util.h"
@@ -1874,6 +1876,364 @@ test_wd_config(void)
     ovs_assert(pfc_config_equal(&cfg, &cfg2));
 }
 
+/* DCBX (lib/pfc-dcbx.h). */
+
+static const struct eth_addr dcbx_mac_lo = ETH_ADDR_C(02, 00, 00, 00, 0a, 01);
+static const struct eth_addr dcbx_mac_hi = ETH_ADDR_C(02, 00, 00, 00, 0b, 01);
+
+/* Appends a TLV to the LLDPDU being built in 'b' at '*n'. */
+static void
+dcbx_put(uint8_t *b, size_t *n, int type, const char *hex)
+{
+    size_t len = strlen(hex) / 2;
+
+    b[(*n)++] = (type << 1) | (len >> 8);
+    b[(*n)++] = len & 0xff;
+    for (size_t i = 0; i < len; i++) {
+        unsigned int x;
+
+        ovs_assert(sscanf(&hex[2 * i], "%2x", &x) == 1);
+        b[(*n)++] = x;
+    }
+}
+
+/* An LLDPDU with the three mandatory TLVs (chassis MAC 02:00:00:00:0b:01,
+ * port "eth1", TTL 'ttl'), then 'extra' (hex TLV values by type: "type:hex"
+ * separated by spaces), then End.  Returns its length. */
+static size_t
+dcbx_lldpdu(uint8_t *b, uint16_t ttl, const char *extra)
+{
+    char ttl_hex[5];
+    size_t n = 0;
+
+    dcbx_put(b, &n, 1, "04020000000b01");
+    dcbx_put(b, &n, 2, "0565746831");
+    snprintf(ttl_hex, sizeof ttl_hex, "%04x", ttl);
+    dcbx_put(b, &n, 3, ttl_hex);
+    if (extra) {
+        char *copy = xstrdup(extra), *save = NULL;
+
+        for (char *tok = strtok_r(copy, " ", &save); tok;
+             tok = strtok_r(NULL, " ", &save)) {
+            int type = atoi(tok);
+
+            dcbx_put(b, &n, type, strchr(tok, ':') + 1);
+        }
+        free(copy);
+    }
+    dcbx_put(b, &n, 0, "");
+    return n;
+}
+
+static void
+dcbx_bad(const uint8_t *b, size_t len, const char *want)
+{
+    struct pfc_lldpdu du;
+    const char *why = NULL;
+
+    ovs_assert(pfc_lldpdu_parse(b, len, &du, &why) == EINVAL);
+    if (!why || !strstr(why, want)) {
+        ovs_fatal(0, "LLDPDU rejected because \"%s\", want \"%s\"",
+                  why ? why : "(null)", want);
+    }
+}
+
+/* The LLDPDU codec: what pfc_lldpdu_build() sends, octet by octet, parses
+ * back; the PFC and ETS TLVs decode; malformed LLDPDUs are rejected with a
+ * reason; unsupported TLVs, CEE DCBX among them, are counted. */
+static void
+test_dcbx_codec(void)
+{
+    struct pfc_dcbx_tlv tlv = { .willing = true, .cap = 8, .enable = 0x18 };
+    uint8_t f[400], b[600];
+    struct pfc_lldpdu du;
+    const char *why;
+    size_t n;
+
+    /* Build. */
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_lo, "dpdk-a", 121, &tlv);
+    static const uint8_t want[] = {
+        0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e,     /* Nearest bridge. */
+        0x02, 0x00, 0x00, 0x00, 0x0a, 0x01,
+        0x88, 0xcc,
+        0x02, 0x07, 0x04, 0x02, 0x00, 0x00, 0x00, 0x0a, 0x01, /* Chassis. */
+        0x04, 0x07, 0x05, 'd', 'p', 'd', 'k', '-', 'a',      /* Port. */
+        0x06, 0x02, 0x00, 0x79,                              /* TTL 121. */
+        0xfe, 0x06, 0x00, 0x80, 0xc2, 0x0b, 0x88, 0x18,      /* PFC. */
+        0x00, 0x00,                                          /* End. */
+    };
+    ovs_assert(n == ETH_TOTAL_MIN);
+    ovs_assert(!memcmp(f, want, sizeof want));
+    for (size_t i = sizeof want; i < n; i++) {
+        ovs_assert(!f[i]);
+    }
+    ovs_assert(!pfc_lldpdu_build(f, 40, dcbx_mac_lo, "dpdk-a", 121, &tlv));
+
+    /* Parse it back. */
+    ovs_assert(!pfc_lldpdu_parse(f + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
+                                 &why));
+    ovs_assert(du.chassis_subtype == 4 && du.chassis_len == 6
+               && !memcmp(du.chassis_id, dcbx_mac_lo.ea, 6));
+    ovs_assert(du.port_subtype == 5 && du.port_len == 6
+               && !memcmp(du.port_id, "dpdk-a", 6));
+    ovs_assert(du.ttl == 121 && du.n_tlvs == 4 && !du.n_unsupported);
+    ovs_assert(du.has_pfc && du.pfc.willing && !du.pfc.mbc
+               && du.pfc.cap == 8 && du.pfc.enable == 0x18);
+
+    /* A long port name is cut at 255 octets. */
+    char name[300];
+
+    memset(name, 'x', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    n = pfc_lldpdu_build(b, sizeof b, dcbx_mac_lo, name, 121, &tlv);
+    ovs_assert(!pfc_lldpdu_parse(b + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
+                                 &why));
+    ovs_assert(du.port_len == 255);
+
+    /* MBC, other bits; ETS for display; unsupported TLVs, CEE too; other
+     * basic TLVs (system name) are fine. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20b4f08 "
+                    "127:0080c20983" "01234567" "0a141e2800000000"
+                    "0202020000000000 "
+                    "127:0080c201000a 127:001b21010203 5:6c656166");
+    ovs_assert(!pfc_lldpdu_parse(b, n, &du, &why));
+    ovs_assert(du.has_pfc && !du.pfc.willing && du.pfc.mbc
+               && du.pfc.cap == 15 && du.pfc.enable == 0x08);
+    ovs_assert(du.has_ets && du.ets_willing);
+    for (int i = 0; i < 8; i++) {
+        ovs_assert(du.ets_prio_tc[i] == i);
+    }
+    ovs_assert(du.ets_bw[0] == 10 && du.ets_bw[3] == 40 && !du.ets_bw[4]);
+    ovs_assert(du.ets_tsa[0] == 2 && du.ets_tsa[3] == 0);
+    ovs_assert(du.n_unsupported == 2 && du.cee && du.n_tlvs == 8);
+
+    /* Padding after End is ignored. */
+    memset(b + n, 0xee, 20);
+    ovs_assert(!pfc_lldpdu_parse(b, n + 20, &du, &why));
+
+    /* Malformed. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20b8808 127:0080c20b8810");
+    dcbx_bad(b, n, "a second PFC Configuration TLV");
+    n = dcbx_lldpdu(b, 120, "127:0080c20b880800");
+    dcbx_bad(b, n, "PFC Configuration TLV of other than 6 octets");
+    n = dcbx_lldpdu(b, 120, "127:0080c2");
+    dcbx_bad(b, n, "organizationally specific TLV shorter than 4 octets");
+    n = dcbx_lldpdu(b, 120, "1:04020000000b01");
+    dcbx_bad(b, n, "a second Chassis ID or Port ID TLV");
+    n = dcbx_lldpdu(b, 120, "3:0078");
+    dcbx_bad(b, n, "a second Time To Live TLV");
+    n = dcbx_lldpdu(b, 120, NULL);
+    dcbx_bad(b, 12, "a TLV runs past the end of the frame");
+    dcbx_bad(b, n - 1, "no End of LLDPDU TLV");
+    dcbx_bad(b, n - 2, "no End of LLDPDU TLV");
+    dcbx_bad(b, 0, "no End of LLDPDU TLV");
+    b[n - 1] = 1;               /* End of length 1, past the frame... */
+    dcbx_bad(b, n, "a TLV runs past the end of the frame");
+    b[n] = 0;                   /* ...or within it. */
+    dcbx_bad(b, n + 1, "End of LLDPDU TLV with a nonzero length");
+
+    n = 0;
+    dcbx_put(b, &n, 2, "0565746831");
+    dcbx_bad(b, n, "the first TLV is not Chassis ID");
+    n = 0;
+    dcbx_put(b, &n, 1, "04020000000b01");
+    dcbx_put(b, &n, 3, "0078");
+    dcbx_bad(b, n, "the second TLV is not Port ID");
+    n = 0;
+    dcbx_put(b, &n, 1, "04020000000b01");
+    dcbx_put(b, &n, 2, "0565746831");
+    dcbx_put(b, &n, 0, "");
+    dcbx_bad(b, n, "the third TLV is not Time To Live");
+    n = 0;
+    dcbx_put(b, &n, 1, "04020000000b01");
+    dcbx_put(b, &n, 2, "0565746831");
+    dcbx_put(b, &n, 3, "00");
+    dcbx_bad(b, n, "Time To Live TLV of other than 2 octets");
+    n = 0;
+    dcbx_put(b, &n, 1, "04");
+    dcbx_bad(b, n, "Chassis ID or Port ID TLV not of 2 to 256 octets");
+    n = 0;
+    b[n++] = 0x03;              /* Chassis ID of 257 octets. */
+    b[n++] = 0x01;
+    memset(b + n, 4, 257);
+    n += 257;
+    dcbx_bad(b, n, "Chassis ID or Port ID TLV not of 2 to 256 octets");
+}
+
+static struct pfc_dcbx_params
+dcbx_params(bool willing, uint8_t admin)
+{
+    struct pfc_dcbx_params p = {
+        .enabled = true, .willing = willing, .admin = admin,
+        .tx_interval = PFC_LLDP_TX_INTERVAL_DEFAULT,
+    };
+
+    return p;
+}
+
+/* The willing rules, IEEE 802.1Q-2018 clause 38. */
+static void
+test_dcbx_willing(void)
+{
+    struct pfc_dcbx_tlv r = { .willing = false, .cap = 8, .enable = 0x10 };
+    struct pfc_dcbx_params p = dcbx_params(true, 0x08);
+    enum pfc_dcbx_source src;
+    bool mm;
+
+    /* No partner: the administrative vector. */
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, NULL, dcbx_mac_hi, &src, &mm)
+               == 0x08 && src == PFC_DCBX_ADMIN && !mm);
+
+    /* Willing, partner not: the partner's, whatever the MACs. */
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x10 && src == PFC_DCBX_PARTNER && !mm);
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_hi, &r, dcbx_mac_lo, &src, &mm)
+               == 0x10 && src == PFC_DCBX_PARTNER && !mm);
+
+    /* Both willing: the lower MAC adopts, the higher keeps its own. */
+    r.willing = true;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x10 && src == PFC_DCBX_PARTNER && !mm);
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_hi, &r, dcbx_mac_lo, &src, &mm)
+               == 0x08 && src == PFC_DCBX_ADMIN && !mm);
+
+    /* Not willing: its own; a willing partner adopts it, no mismatch. */
+    p.willing = false;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x08 && src == PFC_DCBX_ADMIN && !mm);
+
+    /* Neither willing: a mismatch if the vectors differ. */
+    r.willing = false;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x08 && src == PFC_DCBX_ADMIN && mm);
+    r.enable = 0x08;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x08 && !mm);
+
+    /* The partner's PFC cap: more priorities in force than it has PFC
+     * classes is a mismatch; cap 0 says nothing. */
+    p.admin = 0x38;
+    r.enable = 0x38;
+    r.cap = 2;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x38 && mm);
+    r.cap = 3;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x38 && !mm);
+    r.cap = 0;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+               == 0x38 && !mm);
+}
+
+#define DCBX_HZ 1000ULL             /* Ticks of 1 ms. */
+
+/* The state machine: adopt, fall back when the TTL runs out or at a
+ * shutdown LLDPDU, malformed LLDPDUs change nothing, mismatches counted
+ * once each; the transmit timer. */
+static void
+test_dcbx_state(void)
+{
+    struct pfc_dcbx_params p = dcbx_params(true, 0x08);
+    struct pfc_dcbx d;
+    const char *why;
+    uint8_t b[300];
+    uint64_t t;
+    size_t n;
+
+    pfc_dcbx_init(&d, &p, 1000);
+    ovs_assert(d.oper == 0x08 && !d.partner && pfc_dcbx_tx_due(&d, 1000));
+    ovs_assert(pfc_dcbx_ttl(&p) == 121);
+
+    /* A partner, not willing, with priority 4, TTL 120 s: adopted. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20b0810");
+    ovs_assert(pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, 2000,
+                           DCBX_HZ, &why));
+    ovs_assert(d.oper == 0x10 && d.source == PFC_DCBX_PARTNER && d.partner);
+    ovs_assert(d.rx_lldpdus == 1 && d.rx_tlvs == 4 && d.rx_pfc_tlvs == 1);
+    ovs_assert(d.expiry == 2000 + 120 * DCBX_HZ);
+
+    /* The same again: no change. */
+    ovs_assert(!pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, 3000,
+                            DCBX_HZ, &why));
+
+    /* Malformed ones change nothing and are counted. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20b0801 127:0080c20b0801");
+    ovs_assert(!pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, 4000,
+                            DCBX_HZ, &why));
+    ovs_assert(why && d.rx_errors == 1 && d.oper == 0x10);
+    ovs_assert(d.expiry == 3000 + 120 * DCBX_HZ);
+
+    /* The TTL runs out: back to the administrative vector. */
+    t = 3000 + 120 * DCBX_HZ;
+    ovs_assert(!pfc_dcbx_run(&d, &p, dcbx_mac_lo, t - 1));
+    ovs_assert(pfc_dcbx_run(&d, &p, dcbx_mac_lo, t));
+    ovs_assert(d.oper == 0x08 && !d.partner && d.ageouts == 1);
+    ovs_assert(!pfc_dcbx_run(&d, &p, dcbx_mac_lo, t + 1));
+
+    /* A shutdown LLDPDU (TTL 0) removes the partner at once. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20b0810");
+    ovs_assert(pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, t,
+                           DCBX_HZ, &why));
+    n = dcbx_lldpdu(b, 0, NULL);
+    ovs_assert(pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, t + 1,
+                           DCBX_HZ, &why));
+    ovs_assert(d.oper == 0x08 && !d.partner);
+
+    /* A partner without a PFC TLV: nothing to adopt. */
+    n = dcbx_lldpdu(b, 120, NULL);
+    ovs_assert(!pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, t + 2,
+                            DCBX_HZ, &why));
+    ovs_assert(d.partner && d.oper == 0x08);
+
+    /* Not willing and different: one mismatch, counted once; it ends when
+     * the partner agrees, and a new one is counted again. */
+    p.willing = false;
+    ovs_assert(!pfc_dcbx_reconfigure(&d, &p, dcbx_mac_lo, t + 3));
+    n = dcbx_lldpdu(b, 120, "127:0080c20b0810");
+    for (int i = 0; i < 3; i++) {
+        ovs_assert(!pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n,
+                                t + 4 + i, DCBX_HZ, &why));
+        ovs_assert(d.mismatch && d.mismatches == 1 && d.oper == 0x08);
+    }
+    n = dcbx_lldpdu(b, 120, "127:0080c20b0808");
+    pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, t + 10, DCBX_HZ,
+                &why);
+    ovs_assert(!d.mismatch && d.mismatches == 1);
+    n = dcbx_lldpdu(b, 120, "127:0080c20b0810");
+    pfc_dcbx_rx(&d, &p, dcbx_mac_lo, dcbx_mac_hi, b, n, t + 11, DCBX_HZ,
+                &why);
+    ovs_assert(d.mismatch && d.mismatches == 2);
+
+    /* Willing again: adopted at once. */
+    p.willing = true;
+    ovs_assert(pfc_dcbx_reconfigure(&d, &p, dcbx_mac_lo, t + 12));
+    ovs_assert(d.oper == 0x10 && !d.mismatch);
+
+    /* Transmit timer: a fast start of 4 LLDPDUs 1 s apart, then every
+     * msgTxInterval; a reconfiguration starts a fast start again. */
+    pfc_dcbx_init(&d, &p, 0);
+    t = 0;
+    for (int i = 0; i < PFC_LLDP_FAST_INIT; i++) {
+        ovs_assert(pfc_dcbx_tx_due(&d, t));
+        pfc_dcbx_tx_done(&d, &p, t, DCBX_HZ);
+        ovs_assert(!pfc_dcbx_tx_due(&d, t + 999));
+        t += 1000;
+    }
+    ovs_assert(pfc_dcbx_tx_due(&d, t));
+    pfc_dcbx_tx_done(&d, &p, t, DCBX_HZ);
+    ovs_assert(!pfc_dcbx_tx_due(&d, t + 29999) && pfc_dcbx_tx_due(&d, t
+                                                                 + 30000));
+    ovs_assert(d.tx_lldpdus == PFC_LLDP_FAST_INIT + 1);
+    pfc_dcbx_reconfigure(&d, &p, dcbx_mac_lo, t + 5);
+    ovs_assert(pfc_dcbx_tx_due(&d, t + 5) && d.fast_left == 4);
+
+    /* TTL: msgTxInterval x 4 + 1, at most 65535. */
+    p.tx_interval = 1;
+    ovs_assert(pfc_dcbx_ttl(&p) == 5);
+    p.tx_interval = PFC_LLDP_TX_INTERVAL_MAX;
+    ovs_assert(pfc_dcbx_ttl(&p) == 14401);
+}
+
 static const struct {
     const char *name;
     void (*f)(void);
@@ -1905,6 +2265,9 @@ static const struct {
     { "wd-off", test_wd_off },
     { "wd-config", test_wd_config },
     { "wd-guest", test_wd_guest },
+    { "dcbx-codec", test_dcbx_codec },
+    { "dcbx-willing", test_dcbx_willing },
+    { "dcbx-state", test_dcbx_state },
 };
 
 /* "ovstest test-pfc [NAME...]" runs the named tests, or all of them. */

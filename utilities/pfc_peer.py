@@ -1581,6 +1581,68 @@ def cmd_selftest(args):
     return ck.finish()
 
 
+# ---------------------------------------------------------------------------
+# LLDP (DCBX partner)
+
+def lldp_tlv(tlv_type, value):
+    return struct.pack("!H", (tlv_type << 9) | len(value)) + value
+
+
+def pfc_config_tlv(willing, cap, enable, mbc=False):
+    """The IEEE 802.1Qaz PFC Configuration TLV (OUI 00-80-C2, subtype
+    0x0B)."""
+    flags = (0x80 if willing else 0) | (0x40 if mbc else 0) | (cap & 0x0f)
+    return lldp_tlv(127, b"\x00\x80\xc2\x0b" + bytes([flags, enable]))
+
+
+LLDP_DST = b"\x01\x80\xc2\x00\x00\x0e"
+LLDP_VARIANTS = ("valid", "no-ttl", "dup-pfc", "bad-pfc-len", "past-end",
+                 "no-end", "cee")
+
+
+def lldp_frame(src, variant, willing, cap, enable, ttl, port_id=b"eth1"):
+    """An LLDPDU from MAC 'src' (also its chassis ID) carrying a PFC
+    Configuration TLV, or one of the malformed 'variant's."""
+    mac = bytes(int(x, 16) for x in src.split(":"))
+    chassis = lldp_tlv(1, b"\x04" + mac)
+    port = lldp_tlv(2, b"\x05" + port_id)
+    ttl_tlv = lldp_tlv(3, struct.pack("!H", ttl))
+    pfc = pfc_config_tlv(willing, cap, enable)
+    end = lldp_tlv(0, b"")
+    if variant == "no-ttl":
+        body = chassis + port + pfc + end
+    elif variant == "dup-pfc":
+        body = chassis + port + ttl_tlv + pfc + pfc + end
+    elif variant == "bad-pfc-len":
+        body = (chassis + port + ttl_tlv
+                + lldp_tlv(127, b"\x00\x80\xc2\x0b\x88\x18\x00") + end)
+    elif variant == "past-end":
+        body = chassis + port + ttl_tlv + struct.pack("!H", (127 << 9) | 200)
+    elif variant == "no-end":
+        body = chassis + port + ttl_tlv + pfc
+    elif variant == "cee":
+        body = (chassis + port + ttl_tlv
+                + lldp_tlv(127, b"\x00\x1b\x21\x02\x00\x01\x02") + end)
+    else:
+        body = chassis + port + ttl_tlv + pfc + end
+    frame = LLDP_DST + mac + b"\x88\xcc" + body
+    if variant not in ("past-end", "no-end"):
+        # Zeros after the last TLV would read as an End TLV.
+        frame += b"\x00" * max(0, 60 - len(frame))
+    return frame
+
+
+def cmd_lldp(args):
+    port = Port(args.port)
+    frame = lldp_frame(args.src, args.variant, args.willing, args.cap,
+                       parse_prios(args.enable) if args.enable != "none"
+                       else 0, args.ttl)
+    for i in range(args.count):
+        if i:
+            time.sleep(args.interval)
+        port.send(frame)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.
@@ -1614,6 +1676,20 @@ def main():
                    help="SCHED_FIFO priority for the refresh loop")
     s.add_argument("-v", "--verbose", action="store_true")
     s.set_defaults(func=cmd_send_pfc)
+
+    s = sub.add_parser("lldp", help="send LLDPDUs with a PFC Configuration "
+                       "TLV (a DCBX partner)")
+    s.add_argument("--port", required=True, help="[NETNS:]IFACE")
+    s.add_argument("--src", required=True, help="source and chassis MAC")
+    s.add_argument("--enable", default="3",
+                   help="priorities with PFC, e.g. 3,4, or none")
+    s.add_argument("--willing", action="store_true")
+    s.add_argument("--cap", type=int, default=8)
+    s.add_argument("--ttl", type=int, default=120)
+    s.add_argument("--variant", default="valid", choices=LLDP_VARIANTS)
+    s.add_argument("--count", type=int, default=1)
+    s.add_argument("--interval", type=float, default=0.1)
+    s.set_defaults(func=cmd_lldp)
 
     s = sub.add_parser("send-macc", help="send MAC Control frames of "
                        "given opcodes, destinations and VLAN tags")

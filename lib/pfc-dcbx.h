@@ -1,0 +1,196 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef PFC_DCBX_H
+#define PFC_DCBX_H 1
+
+/* IEEE 802.1Qaz DCBX for PFC: agreeing with the link partner on which
+ * priorities are lossless, over LLDP (IEEE 802.1AB).  The protocol core, in
+ * the spirit of lib/pfc.c: the LLDPDU codec and the "willing" state machine,
+ * with no DPDK in it and the clock passed in, in ticks of 'hz' per second.
+ *
+ * Wire format (IEEE 802.1AB-2016 clause 8, IEEE 802.1Q-2018 D.2.10):
+ *
+ *   Ethernet: destination 01-80-C2-00-00-0E (nearest bridge), EtherType
+ *   0x88CC, never VLAN-tagged.  Then TLVs, each a 2-octet header (7-bit
+ *   type, 9-bit length of the value in octets) and its value:
+ *
+ *     type 1   Chassis ID: 1-octet subtype, 1 to 255 octets of ID
+ *     type 2   Port ID: 1-octet subtype, 1 to 255 octets of ID
+ *     type 3   Time To Live: 2 octets, seconds
+ *     ...      optional TLVs, in any order
+ *     type 0   End of LLDPDU: length 0
+ *
+ *   The first three are mandatory, in that order.  The PFC Configuration
+ *   TLV is an organizationally specific TLV (type 127): OUI 00-80-C2,
+ *   subtype 0x0B, length 6, then
+ *
+ *     octet 1: bit 7 Willing, bit 6 MBC (MACsec bypass capability), bits
+ *              5-4 reserved, bits 3-0 PFC cap (how many traffic classes may
+ *              have PFC enabled at once, 0 to 8)
+ *     octet 2: PFC enable, bit n for priority n
+ *
+ *   The ETS Configuration TLV (subtype 0x09) is decoded for display only.
+ *   A TLV of the pre-standard CEE DCBX (OUI 00-1B-21) is counted as
+ *   unsupported.
+ *
+ * Operational vector (IEEE 802.1Q-2018 clause 38, symmetric attribute
+ * passing of the PFC TLV):
+ *
+ *   - no PFC TLV from a partner (none, or its TTL ran out): the
+ *     administrative vector, the port's configured pfc-enable;
+ *   - this port willing, the partner not: the partner's vector;
+ *   - both willing: the port whose MAC address (the LLDPDU source address)
+ *     is numerically lower adopts its partner's vector, the other keeps its
+ *     own, so both end up with the same one;
+ *   - this port not willing: its own vector.  When neither is willing and
+ *     the vectors differ, that is a mismatch: both ends believe different
+ *     priorities to be lossless.
+ *
+ * A partner's vector that enables more priorities than this port's PFC cap
+ * (8) cannot be: it is never the case.  A vector in force that enables more
+ * priorities than the partner's PFC cap is shown, and counted, as a
+ * mismatch too (the partner cannot honour PFC on all of them). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "openvswitch/types.h"
+
+#define PFC_LLDP_ETH_TYPE 0x88cc
+
+/* Longest LLDPDU that pfc_lldpdu_build() makes, octets without FCS: the
+ * Ethernet header, Chassis ID (9), Port ID (up to 258), TTL (4), PFC
+ * Configuration (8) and End (2). */
+#define PFC_LLDP_FRAME_MAX 295
+
+/* Minimum, default and maximum msgTxInterval, seconds (IEEE 802.1AB-2016
+ * 9.2.5.7: 1 to 3600, default 30). */
+#define PFC_LLDP_TX_INTERVAL_MIN 1
+#define PFC_LLDP_TX_INTERVAL_DEFAULT 30
+#define PFC_LLDP_TX_INTERVAL_MAX 3600
+
+/* msgTxHold (9.2.5.6, default 4): TTL = msgTxInterval x msgTxHold + 1 s. */
+#define PFC_LLDP_TX_HOLD 4
+
+/* msgFastTx (9.2.5.5, default 1 s) and txFastInit (9.2.5.19, default 4):
+ * after a change or link up, the next 4 LLDPDUs go 1 s apart. */
+#define PFC_LLDP_FAST_TX_S 1
+#define PFC_LLDP_FAST_INIT 4
+
+/* The PFC Configuration TLV. */
+struct pfc_dcbx_tlv {
+    bool willing;
+    bool mbc;                   /* MACsec bypass capability. */
+    uint8_t cap;                /* PFC cap, 0 to 15 on the wire. */
+    uint8_t enable;             /* Bit n: priority n has PFC. */
+};
+
+/* What one received LLDPDU carried, as far as DCBX cares. */
+struct pfc_lldpdu {
+    uint8_t chassis_subtype;
+    uint8_t chassis_len;
+    uint8_t chassis_id[255];
+    uint8_t port_subtype;
+    uint8_t port_len;
+    uint8_t port_id[255];
+    uint16_t ttl;               /* Seconds; 0: the partner is leaving. */
+    bool has_pfc;
+    struct pfc_dcbx_tlv pfc;
+    bool has_ets;               /* ETS Configuration TLV, for display. */
+    bool ets_willing;
+    uint8_t ets_prio_tc[8];     /* Priority -> traffic class. */
+    uint8_t ets_bw[8];          /* Per traffic class, percent. */
+    uint8_t ets_tsa[8];         /* Per traffic class: 0 strict, 2 ETS... */
+    uint16_t n_tlvs;            /* TLVs before End, End not counted. */
+    uint16_t n_unsupported;     /* Organizationally specific TLVs other
+                                 * than the PFC and ETS ones, CEE DCBX
+                                 * (OUI 00-1B-21) among them. */
+    bool cee;                   /* A CEE DCBX TLV was among them. */
+};
+
+int pfc_lldpdu_parse(const void *lldpdu, size_t len, struct pfc_lldpdu *,
+                     const char **why);
+size_t pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
+                        const char *port_name, uint16_t ttl,
+                        const struct pfc_dcbx_tlv *);
+
+/* Configuration of DCBX on a port. */
+struct pfc_dcbx_params {
+    bool enabled;               /* dcbx=ieee. */
+    bool willing;               /* dcbx-willing. */
+    uint8_t admin;              /* pfc-enable: the administrative vector. */
+    uint32_t tx_interval;       /* lldp-tx-interval, seconds. */
+};
+
+/* Where the operational vector comes from. */
+enum pfc_dcbx_source {
+    PFC_DCBX_ADMIN,             /* The port's own pfc-enable. */
+    PFC_DCBX_PARTNER,           /* The partner's, adopted. */
+};
+
+/* DCBX state of a port. */
+struct pfc_dcbx {
+    /* The partner, while its last LLDPDU's TTL runs. */
+    bool partner;               /* An LLDPDU was received and its TTL runs. */
+    struct eth_addr partner_mac;    /* Its source address. */
+    struct pfc_lldpdu last;     /* What it carried. */
+    uint64_t expiry;            /* Tick at which its TTL runs out. */
+
+    /* The decision. */
+    uint8_t oper;               /* Operational vector. */
+    enum pfc_dcbx_source source;
+    bool mismatch;              /* Neither willing and the vectors differ,
+                                 * or more priorities than the partner's
+                                 * PFC cap. */
+
+    /* Transmission. */
+    uint64_t next_tx;           /* Tick of the next LLDPDU. */
+    uint8_t fast_left;          /* LLDPDUs left to send msgFastTx apart. */
+
+    /* Counters. */
+    uint64_t rx_lldpdus;        /* Valid LLDPDUs received. */
+    uint64_t rx_tlvs;           /* TLVs in them. */
+    uint64_t rx_pfc_tlvs;       /* PFC Configuration TLVs in them. */
+    uint64_t rx_errors;         /* Malformed LLDPDUs, ignored. */
+    uint64_t rx_unsupported;    /* Unsupported TLVs (CEE DCBX among them). */
+    uint64_t mismatches;        /* Transitions into 'mismatch'. */
+    uint64_t ageouts;           /* Partners whose TTL ran out. */
+    uint64_t tx_lldpdus;        /* LLDPDUs sent. */
+};
+
+void pfc_dcbx_init(struct pfc_dcbx *, const struct pfc_dcbx_params *,
+                   uint64_t now);
+bool pfc_dcbx_rx(struct pfc_dcbx *, const struct pfc_dcbx_params *,
+                 struct eth_addr local, struct eth_addr src,
+                 const void *lldpdu, size_t len, uint64_t now, uint64_t hz,
+                 const char **why);
+bool pfc_dcbx_run(struct pfc_dcbx *, const struct pfc_dcbx_params *,
+                  struct eth_addr local, uint64_t now);
+bool pfc_dcbx_reconfigure(struct pfc_dcbx *, const struct pfc_dcbx_params *,
+                          struct eth_addr local, uint64_t now);
+bool pfc_dcbx_tx_due(const struct pfc_dcbx *, uint64_t now);
+void pfc_dcbx_tx_done(struct pfc_dcbx *, const struct pfc_dcbx_params *,
+                      uint64_t now, uint64_t hz);
+void pfc_dcbx_fast_start(struct pfc_dcbx *, uint64_t now);
+uint16_t pfc_dcbx_ttl(const struct pfc_dcbx_params *);
+uint8_t pfc_dcbx_decide(const struct pfc_dcbx_params *, struct eth_addr local,
+                        const struct pfc_dcbx_tlv *partner,
+                        struct eth_addr partner_mac,
+                        enum pfc_dcbx_source *, bool *mismatch);
+
+#endif /* pfc-dcbx.h */
