@@ -97,7 +97,18 @@
  * lock is released.  On a vhost-user port, which reads no PFC frames, the
  * transmit paths count per tx queue what the guest's receive virtqueue took
  * and refused (pfc_vq_note()), and the check reads those counts
- * (pfc_wd_vq_stalled()): a guest that reads nothing is the storm. */
+ * (pfc_wd_vq_stalled()): a guest that reads nothing is the storm.
+ *
+ * DCBX: lib/pfc-dcbx.h.  The PMD thread that polls an rx queue consumes the
+ * LLDPDUs to 01-80-C2-00-00-0E and parses them under port->lock (no
+ * allocation, no driver call; it logs after the lock is released).  The
+ * main thread (netdev_dpdk_pfc_run(), the ethernet class's 'run') ages the
+ * partner, prepares under port->lock the LLDPDU that is due, which the next
+ * PMD thread that flushes the port copies out and sends on its own tx queue
+ * (pfc_tx_lldp()), and applies a new operational vector by setting the QoS
+ * again: netdev_dpdk_pfc_equal() then sees a difference, and a new QoS
+ * object, bound with the vector, replaces the old one and takes over its
+ * held packets as on any reconfiguration. */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"
@@ -534,8 +545,14 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
     if (!was_on) {
         pfc_dcbx_init(&port->dcbx, &dp, now);
         port->dcbx_error = NULL;
-    } else if (memcmp(&dp, &port->dcbx_params, sizeof dp)) {
+    } else if (dp.willing != port->dcbx_params.willing
+               || dp.admin != port->dcbx_params.admin
+               || dp.tx_interval != port->dcbx_params.tx_interval) {
         pfc_dcbx_reconfigure(&port->dcbx, &dp, port->mac, now);
+    } else if (!first) {
+        /* The port was reconfigured or its link came up: fast start
+         * (IEEE 802.1AB-2016 9.2.7.7.2). */
+        pfc_dcbx_fast_start(&port->dcbx, now);
     }
     port->dcbx_params = dp;
     if (first) {

@@ -232,8 +232,13 @@ pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
     uint8_t *p = frame;
     size_t ofs = 0;
 
-    if (size < ETH_HEADER_LEN + 4 + 2 + ETH_ADDR_LEN + 2 + 1 + name_len
-               + 2 + 2 + 2 + PFC_TLV_LEN + 2 || size < ETH_TOTAL_MIN) {
+    if (size < (ETH_HEADER_LEN
+                + 2 + 1 + ETH_ADDR_LEN      /* Chassis ID. */
+                + 2 + 1 + name_len          /* Port ID. */
+                + 2 + 2                     /* Time To Live. */
+                + 2 + PFC_TLV_LEN           /* PFC Configuration. */
+                + 2)                        /* End. */
+        || size < ETH_TOTAL_MIN) {
         return 0;
     }
     memcpy(&p[0], lldp_dst.ea, ETH_ADDR_LEN);

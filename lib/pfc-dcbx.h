@@ -63,7 +63,14 @@
  * A partner's vector that enables more priorities than this port's PFC cap
  * (8) cannot be: it is never the case.  A vector in force that enables more
  * priorities than the partner's PFC cap is shown, and counted, as a
- * mismatch too (the partner cannot honour PFC on all of them). */
+ * mismatch too (the partner cannot honour PFC on all of them).
+ *
+ * Open vSwitch's own LLDP (lib/lldp, for Auto-Attach) is not used: it runs
+ * in ofproto, on frames that reach the datapath of a bridge port with
+ * lldp:enable, and knows no IEEE 802.1 TLVs.  DCBX belongs to the DPDK
+ * port, like PFC frames: its LLDPDUs are consumed in the port's receive
+ * path, before the datapath, and sent by the PMD threads that send the
+ * port's PFC frames.  The two exclude each other on one interface. */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1986,6 +1986,9 @@ test_dcbx_codec(void)
     memset(name, 'x', sizeof name - 1);
     name[sizeof name - 1] = '\0';
     n = pfc_lldpdu_build(b, sizeof b, dcbx_mac_lo, name, 121, &tlv);
+    ovs_assert(n == PFC_LLDP_FRAME_MAX);
+    ovs_assert(!pfc_lldpdu_build(b, PFC_LLDP_FRAME_MAX - 1, dcbx_mac_lo, name,
+                                 121, &tlv));
     ovs_assert(!pfc_lldpdu_parse(b + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
                                  &why));
     ovs_assert(du.port_len == 255);
@@ -2123,6 +2126,66 @@ test_dcbx_willing(void)
     r.cap = 0;
     ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x38 && !mm);
+}
+
+/* The DCBX keys of QoS type pfc: defaults, values, errors that name the key
+ * and its range, the round trip through pfc_config_to_smap(), and what
+ * pfc_config_equal() compares (the administrative vector, not the
+ * operational one). */
+static void
+test_dcbx_config(void)
+{
+    struct pfc_config cfg, cfg2;
+    struct smap s;
+    char *err;
+
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3");
+    ovs_assert(!cfg.dcbx && cfg.dcbx_willing && cfg.lldp_tx_interval == 30);
+    ovs_assert(cfg.admin == 0x08 && cfg.enabled == 0x08);
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3", "dcbx", "ieee",
+          "dcbx-willing", "false", "lldp-tx-interval", "1");
+    ovs_assert(cfg.dcbx && !cfg.dcbx_willing && cfg.lldp_tx_interval == 1);
+    PARSE(&cfg, 0, NULL, "dcbx", "off", "lldp-tx-interval", "3600");
+    ovs_assert(!cfg.dcbx && cfg.lldp_tx_interval == 3600);
+
+    PARSE(&cfg, EINVAL, "other_config:dcbx=\"cee\" is invalid: must be "
+          "\"off\" or \"ieee\"", "dcbx", "cee");
+    PARSE(&cfg, EINVAL, "other_config:dcbx-willing=\"yes\" is invalid: "
+          "must be \"true\" or \"false\"", "dcbx-willing", "yes");
+    PARSE(&cfg, EINVAL, "other_config:lldp-tx-interval=\"0\" is invalid: "
+          "must be an integer from 1 to 3600 seconds",
+          "lldp-tx-interval", "0");
+    PARSE(&cfg, EINVAL, "other_config:lldp-tx-interval=\"3601\" is "
+          "invalid", "lldp-tx-interval", "3601");
+
+    /* Round trip; the DCBX keys appear only with dcbx=ieee. */
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3,4", "dcbx", "ieee",
+          "lldp-tx-interval", "10");
+    smap_init(&s);
+    pfc_config_to_smap(&cfg, &s);
+    ovs_assert(!strcmp(smap_get(&s, "dcbx"), "ieee"));
+    ovs_assert(!strcmp(smap_get(&s, "dcbx-willing"), "true"));
+    ovs_assert(!strcmp(smap_get(&s, "lldp-tx-interval"), "10"));
+    ovs_assert(!pfc_config_parse(&s, &cfg2, &err));
+    ovs_assert(pfc_config_equal(&cfg, &cfg2));
+    smap_destroy(&s);
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3,4");
+    smap_init(&s);
+    pfc_config_to_smap(&cfg, &s);
+    ovs_assert(!smap_get(&s, "dcbx") && !smap_get(&s, "lldp-tx-interval"));
+    smap_destroy(&s);
+
+    /* An adopted vector: the smap and equality keep to pfc-enable. */
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3", "dcbx", "ieee");
+    cfg2 = cfg;
+    cfg.enabled = 0x10;
+    ovs_assert(pfc_config_equal(&cfg, &cfg2));
+    smap_init(&s);
+    pfc_config_to_smap(&cfg, &s);
+    ovs_assert(!strcmp(smap_get(&s, "pfc-enable"), "3"));
+    smap_destroy(&s);
+    cfg2.dcbx_willing = false;
+    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
 }
 
 #define DCBX_HZ 1000ULL             /* Ticks of 1 ms. */
@@ -2268,6 +2331,7 @@ static const struct {
     { "dcbx-codec", test_dcbx_codec },
     { "dcbx-willing", test_dcbx_willing },
     { "dcbx-state", test_dcbx_state },
+    { "dcbx-config", test_dcbx_config },
 };
 
 /* "ovstest test-pfc [NAME...]" runs the named tests, or all of them. */
