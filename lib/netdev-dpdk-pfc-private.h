@@ -234,6 +234,9 @@ struct netdev_dpdk_pfc {
     struct netdev_dpdk_pfc *next;   /* The object that replaced it. */
     bool retiring;                  /* PFC is being removed from the port
                                      * (netdev_dpdk_pfc_retire()). */
+    bool keep_map;                  /* Made by DCBX setting the QoS again:
+                                     * takes the priority map of the object
+                                     * it replaces. */
     struct pfc_config cfg;          /* Written with every txq[].lock held
                                      * (set_queue()), read by PMDs under
                                      * one. */

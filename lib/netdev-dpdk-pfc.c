@@ -219,6 +219,9 @@ pfc_wd_publish(struct pfc_port *port)
 
 struct pfc_port pfc_ports[PFC_N_PORTS];
 
+/* True while pfc_dcbx_apply() sets a QoS again.  Main thread only. */
+static bool pfc_dcbx_applying;
+
 /* Hands up to 'n' packets, in order from pkts[0], to tx queue 'qid' of
  * 'port': the NIC's tx ring (rte_eth_tx_burst(), which takes the mbufs), or
  * for a vhost-user port the guest's receive virtqueue of queue pair 'qid'
@@ -340,8 +343,12 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
         }
         rte_pktmbuf_free(m);
     }
-    /* Not sent: the next flush tries again. */
-    atomic_store_relaxed(&port->lldp_due, true);
+    /* Not sent: the next flush tries again, unless DCBX stopped. */
+    rte_spinlock_lock(&port->lock);
+    if (port->conf) {
+        atomic_store_relaxed(&port->lldp_due, true);
+    }
+    rte_spinlock_unlock(&port->lock);
 }
 
 /* For the watchdog of a vhost-user port: counts that the guest's receive
@@ -398,6 +405,7 @@ netdev_dpdk_pfc_create(const struct smap *details,
 
     pfc = xzalloc(sizeof *pfc);
     pfc->cfg = cfg;
+    pfc->keep_map = pfc_dcbx_applying;
     *pfcp = pfc;
     return 0;
 }
@@ -516,6 +524,19 @@ pfc_vhost_port(const char *name)
     return free_port;
 }
 
+/* Stops DCBX on 'port', whose PFC is being removed: no LLDPDU is consumed,
+ * sent or applied any more.  The partner ages out our information.  Takes
+ * port->lock. */
+static void
+pfc_dcbx_stop(struct pfc_port *port)
+{
+    rte_spinlock_lock(&port->lock);
+    atomic_store_relaxed(&port->dcbx_on, false);
+    port->dcbx_changed = false;
+    atomic_store_relaxed(&port->lldp_due, false);
+    rte_spinlock_unlock(&port->lock);
+}
+
 /* DCBX part of binding 'pfc' to 'port' (pfc_bind__()), under port->lock:
  * starts, reconfigures or stops DCBX on the port, and, if 'pfc' is bound
  * for the first time (no PMD thread uses it yet), makes the operational
@@ -529,6 +550,21 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
     atomic_read_relaxed(&port->dcbx_on, &was_on);
     if (!pfc->cfg.dcbx) {
         atomic_store_relaxed(&port->dcbx_on, false);
+        port->dcbx_changed = false;
+        if (was_on) {
+            /* A shutdown LLDPDU (Time To Live 0, IEEE 802.1AB-2016
+             * 9.2.7.7.1), so that the partner forgets us at once. */
+            struct pfc_dcbx_tlv tlv = {
+                .willing = port->dcbx_params.willing,
+                .cap = PFC_N_PRIOS,
+                .enable = port->dcbx_params.admin,
+            };
+
+            port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
+                                              sizeof port->lldp_frame,
+                                              port->mac, port->name, 0, &tlv);
+            atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
+        }
         if (first) {
             pfc->cfg.enabled = pfc->cfg.admin;
         }
@@ -1086,6 +1122,9 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
+            atomic_store_relaxed(&port->dcbx_on, false);
+            port->dcbx_changed = false;
+            atomic_store_relaxed(&port->lldp_due, false);
         }
         rte_spinlock_unlock(&port->lock);
         if (n_freed) {
@@ -2516,7 +2555,16 @@ void
 netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
                         struct netdev_dpdk_pfc *new)
 {
-    const uint8_t *map = new->cfg.prio_to_tc;
+    const uint8_t *map;
+
+    if (new->keep_map) {
+        /* Set again by DCBX: the priority map of the Queue rows stays. */
+        memcpy(new->cfg.tc_prios, old->cfg.tc_prios,
+               sizeof new->cfg.tc_prios);
+        memcpy(new->cfg.prio_to_tc, old->cfg.prio_to_tc,
+               sizeof new->cfg.prio_to_tc);
+    }
+    map = new->cfg.prio_to_tc;
     int nn = MAX(new->n_txq, 1);
 
     if (!new->n_txq) {
@@ -2574,6 +2622,10 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
 {
     bool owes;
 
+    if (pfc->port) {
+        /* DCBX stops with PFC: nothing must set the QoS again. */
+        pfc_dcbx_stop(pfc->port);
+    }
     pfc_txqs_lock(pfc);
     pfc->retiring = true;
     pfc->xparams.enabled = 0;
@@ -2800,7 +2852,11 @@ pfc_dcbx_apply(const char *name)
         return;
     }
     if (!netdev_get_qos(netdev, &type, &details) && !strcmp(type, "pfc")) {
+        /* The new object keeps the Queue rows' priority map, which
+         * 'details' do not carry (netdev_dpdk_pfc_succeed()). */
+        pfc_dcbx_applying = true;
         netdev_set_qos(netdev, type, &details);
+        pfc_dcbx_applying = false;
     }
     smap_destroy(&details);
     netdev_close(netdev);
@@ -2839,10 +2895,12 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
                                            port->mac, now);
         oper = port->dcbx.oper;
         if (pfc_dcbx_tx_due(&port->dcbx, now)) {
+            /* The administrative vector, as IEEE 802.1Q-2018 clause 38
+             * (symmetric attribute passing) and lldpad advertise it. */
             struct pfc_dcbx_tlv tlv = {
                 .willing = port->dcbx_params.willing,
                 .cap = PFC_N_PRIOS,
-                .enable = port->dcbx.oper,
+                .enable = port->dcbx_params.admin,
             };
 
             port->lldp_len = pfc_lldpdu_build(port->lldp_frame,

@@ -63,7 +63,11 @@
  * A partner's vector that enables more priorities than this port's PFC cap
  * (8) cannot be: it is never the case.  A vector in force that enables more
  * priorities than the partner's PFC cap is shown, and counted, as a
- * mismatch too (the partner cannot honour PFC on all of them).
+ * mismatch too (the partner cannot honour PFC on all of them).  A PFC cap
+ * of 0 is taken as unknown, not as "no PFC": some agents send 0.
+ *
+ * The port advertises its administrative vector and willing bit, as
+ * lldpad does: what it adopted is its partner's own advertisement.
  *
  * Open vSwitch's own LLDP (lib/lldp, for Auto-Attach) is not used: it runs
  * in ofproto, on frames that reach the datapath of a bridge port with

@@ -1906,7 +1906,7 @@ pause_held() {
 # A willing port adopts the vector of a partner that is not willing (scapy
 # LLDPDUs, TTL 6 s): real PFC frames then pause priority 4, the adopted
 # one, and no longer priority 3.  What the port sends is checked with
-# tshark: its PFC TLV advertises willing and the vector in force.  When the
+# tshark: its PFC TLV advertises willing and its pfc-enable.  When the
 # partner goes quiet and its TTL runs out, the port falls back to its
 # pfc-enable.
 test_dcbx_willing() {
@@ -1942,9 +1942,14 @@ test_dcbx_willing() {
     pfc_stats_refresh
     check "dpdk-b dcbx_ageouts" "$(pfc_stat dpdk-b dcbx_ageouts)" -eq 1
     check "dpdk-b lldp_tx_frames" "$(pfc_stat dpdk-b lldp_tx_frames)" -ge 3
+    # DCBX off: a shutdown LLDPDU (TTL 0), then none.
+    pfc_vsctl set QoS "$(pfc_vsctl get Port dpdk-b qos)" \
+        other_config:dcbx=off || FAILS=$((FAILS + 1))
+    sleep 2.5
     pfc_tshark_stop
     # tshark decodes what the port sent: IEEE PFC Configuration TLVs,
-    # willing, with priority 3 before the adoption and 4 during it.
+    # willing, with its administrative priority 3, also while it used the
+    # partner's 4.
     fields=$(tshark -r "$pcap" -Y "lldp.dcbx.ieee.willing" -T fields \
                  -E separator=' ' -e lldp.dcbx.ieee.willing \
                  -e lldp.dcbx.feature.pfc.prio3 \
@@ -1952,17 +1957,20 @@ test_dcbx_willing() {
                  2>/dev/null | sort | uniq -c)
     pfc_log "LLDPDUs that B captured (count willing prio3 prio4 ttl):"
     pfc_log "$fields"
-    run_or_fail "tshark: a willing PFC TLV with priority 3, TTL 5 s" \
-        grep -Eq ' 1 1 0 5$' <<<"$fields"
-    run_or_fail "tshark: a willing PFC TLV with priority 4 (adopted)" \
-        grep -Eq ' 1 0 1 5$' <<<"$fields"
+    run_or_fail "tshark: willing PFC TLVs with priority 3, TTL 5 s" \
+        grep -Eq '^ *([4-9]|[1-9][0-9]+) 1 1 0 5$' <<<"$fields"
+    run_or_fail "tshark: one shutdown LLDPDU (TTL 0) when DCBX went off" \
+        grep -Eq '^ *1 1 1 0 0$' <<<"$fields"
+    run_or_fail "tshark: no other PFC TLV from the port" \
+        bash -c "! grep -Ev ' 1 1 0 [05]$| 0 0 1 6$' <<<'$fields' | grep -q ."
     [ "$FAILS" -eq 0 ]
 }
 
 # Neither willing and the vectors differ: a mismatch, logged, counted and
 # shown, and the port keeps its own vector.  Both willing: the lower MAC
 # address adopts.  The partner's PFC cap.  Malformed LLDPDUs are counted
-# and change nothing; a CEE DCBX TLV is counted as unsupported.
+# and change nothing; a CEE DCBX TLV is counted as unsupported.  Removing
+# the QoS stops DCBX.
 test_dcbx_negotiation() {
     local lo=00:00:00:00:00:01 hi=fe:ff:ff:ff:ff:ff v
     pfc_setup "$OVS" || return 1
@@ -2011,6 +2019,15 @@ test_dcbx_negotiation() {
     wait_oper 3,4 pfc-enable
     send_lldp --src "$hi" --willing --enable 6
     wait_oper 6 "partner's"
+    # PFC removed: DCBX stops with it, and a partner's LLDPDU that comes
+    # next brings nothing back.
+    pfc_vsctl clear Port dpdk-b qos || FAILS=$((FAILS + 1))
+    sleep 0.3
+    send_lldp --src "$hi" --willing --enable 5
+    sleep 0.5
+    run_or_fail "no PFC on dpdk-b once its QoS is removed" \
+        bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b \
+                   >/dev/null 2>&1"
     [ "$FAILS" -eq 0 ]
 }
 
