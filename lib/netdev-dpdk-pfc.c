@@ -524,6 +524,26 @@ pfc_vhost_port(const char *name)
     return free_port;
 }
 
+/* Prepares in 'port' the LLDPDU that the next PMD thread to flush the port
+ * sends (pfc_tx_lldp()), with a Time To Live of 'ttl' seconds (0: a
+ * shutdown LLDPDU).  It advertises the administrative vector and the
+ * willing bit, as IEEE 802.1Q-2018 clause 38 (symmetric attribute passing)
+ * and lldpad do, and a PFC cap of 8.  The caller holds port->lock. */
+static void
+pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
+{
+    struct pfc_dcbx_tlv tlv = {
+        .willing = port->dcbx_params.willing,
+        .cap = PFC_N_PRIOS,
+        .enable = port->dcbx_params.admin,
+    };
+
+    port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
+                                      sizeof port->lldp_frame, port->mac,
+                                      port->name, ttl, &tlv);
+    atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
+}
+
 /* Stops DCBX on 'port', whose PFC is being removed: no LLDPDU is consumed,
  * sent or applied any more.  The partner ages out our information.  Takes
  * port->lock. */
@@ -554,16 +574,7 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
         if (was_on) {
             /* A shutdown LLDPDU (Time To Live 0, IEEE 802.1AB-2016
              * 9.2.7.7.1), so that the partner forgets us at once. */
-            struct pfc_dcbx_tlv tlv = {
-                .willing = port->dcbx_params.willing,
-                .cap = PFC_N_PRIOS,
-                .enable = port->dcbx_params.admin,
-            };
-
-            port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
-                                              sizeof port->lldp_frame,
-                                              port->mac, port->name, 0, &tlv);
-            atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
+            pfc_lldp_prepare(port, 0);
         }
         if (first) {
             pfc->cfg.enabled = pfc->cfg.admin;
@@ -856,26 +867,33 @@ netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *pfc, uint16_t port_id,
     size = pfc_tx_ring_size(pfc->cfg.tx_ring_size, interface_size, max_frame,
                             &lim);
     if (commit) {
+        char name[sizeof port->name];
+        bool changed;
+
         port = pfc->port;
         rte_spinlock_lock(&port->lock);
-        if (size != port->txq_size) {
+        changed = size != port->txq_size;
+        port->txq_size = size;
+        port->max_frame = max_frame;
+        port->ring_lim = lim;
+        port->ring_lim_known = known;
+        ovs_strlcpy(name, port->name, sizeof name);
+        rte_spinlock_unlock(&port->lock);
+
+        if (changed) {
+            /* Logged with no lock held: PMD threads take port->lock. */
             struct ds d = DS_EMPTY_INITIALIZER;
 
             VLOG_INFO("%s: PFC: tx ring of %"PRIu32" descriptors per queue "
                       "(tx-ring-size=%s; the 802.1Qbb response bound allows "
                       "%"PRIu32" with %"PRIu32"-byte frames; driver allows "
                       "%"PRIu32" to %"PRIu32" in steps of %"PRIu32")",
-                      port->name, size,
+                      name, size,
                       pfc_tx_ring_size_name(pfc->cfg.tx_ring_size, &d),
                       pfc_tx_ring_bound(max_frame), max_frame, lim.nb_min,
                       lim.nb_max, MAX(lim.nb_align, 1));
             ds_destroy(&d);
         }
-        port->txq_size = size;
-        port->max_frame = max_frame;
-        port->ring_lim = lim;
-        port->ring_lim_known = known;
-        rte_spinlock_unlock(&port->lock);
     }
     return size;
 }
@@ -2816,6 +2834,26 @@ netdev_dpdk_pfc_tx_dropped(uint16_t port_id)
     return n;
 }
 
+/* Returns the held packets of the vhost-user port named 'name' freed outside
+ * a transmit call (watchdog drops of held packets, a guest gone, a
+ * reconfiguration), for its tx_dropped statistic; 0 if it never had QoS
+ * type pfc.  Main thread, which alone names the slots. */
+uint64_t
+netdev_dpdk_pfc_vhost_tx_dropped(const char *name)
+{
+    for (int i = RTE_MAX_ETHPORTS; i < PFC_N_PORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+
+        if (port->name[0] && !strcmp(port->name, name)) {
+            uint64_t n;
+
+            atomic_read_relaxed(&port->held_dropped, &n);
+            return n;
+        }
+    }
+    return 0;
+}
+
 /* Notes that the netdev on 'port_id' is being destroyed, so that a later
  * netdev on the same port id starts with fresh state. */
 void
@@ -2895,22 +2933,9 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
                                            port->mac, now);
         oper = port->dcbx.oper;
         if (pfc_dcbx_tx_due(&port->dcbx, now)) {
-            /* The administrative vector, as IEEE 802.1Q-2018 clause 38
-             * (symmetric attribute passing) and lldpad advertise it. */
-            struct pfc_dcbx_tlv tlv = {
-                .willing = port->dcbx_params.willing,
-                .cap = PFC_N_PRIOS,
-                .enable = port->dcbx_params.admin,
-            };
-
-            port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
-                                              sizeof port->lldp_frame,
-                                              port->mac, port->name,
-                                              pfc_dcbx_ttl(&port->dcbx_params),
-                                              &tlv);
+            pfc_lldp_prepare(port, pfc_dcbx_ttl(&port->dcbx_params));
             pfc_dcbx_tx_done(&port->dcbx, &port->dcbx_params, now,
                              port->tb.hz);
-            atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
         }
         apply = port->dcbx_changed;
         port->dcbx_changed = false;

@@ -129,6 +129,7 @@ void netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *,
 int netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts,
                               int cnt);
 uint64_t netdev_dpdk_pfc_tx_dropped(uint16_t port_id);
+uint64_t netdev_dpdk_pfc_vhost_tx_dropped(const char *name);
 
 void netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
                              struct netdev_dpdk_pfc *new);

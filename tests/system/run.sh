@@ -343,18 +343,21 @@ send_p3() {
         --streams 1:3 --count "$1" --rate 1000 --start-seq "${2:-0}"
 }
 
-# start_recv FILE: B records what it receives into FILE (pfc_peer.py recv)
-# until xon_and_drain; returns once it listens.
+# start_recv FILE [C]: B (or C) records what it receives into FILE
+# (pfc_peer.py recv) until xon_and_drain; returns once it listens.
 start_recv() {
-    local i
-    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_B:$PFC_IF_B1" \
+    local i host=${2:-B} port
+    port="$PFC_NS_B:$PFC_IF_B1"
+    [ "$host" = C ] && port="$PFC_NS_C:$PFC_IF_C1"
+    rm -f "$PFC_TMP/recv.ready"
+    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$port" \
         --out "$1" --ready "$PFC_TMP/recv.ready" --duration 60
     RECV_PID=$PFC_LAST_PID
     for i in $(seq 50); do
         [ -e "$PFC_TMP/recv.ready" ] && return 0
         sleep 0.1
     done
-    pfc_log "FAIL: the receiver in B did not start"
+    pfc_log "FAIL: the receiver in $host did not start"
     FAILS=$((FAILS + 1))
 }
 
@@ -1653,17 +1656,7 @@ vhost_setup() {
 
 # start_recv_c FILE: C, behind the guest, records what it receives.
 start_recv_c() {
-    local i
-    rm -f "$PFC_TMP/recv.ready"
-    pfc_bg "$PFC_PY" "$PFC_PEER" recv --port "$PFC_NS_C:$PFC_IF_C1" \
-        --out "$1" --ready "$PFC_TMP/recv.ready" --duration 60
-    RECV_PID=$PFC_LAST_PID
-    for i in $(seq 50); do
-        [ -e "$PFC_TMP/recv.ready" ] && return 0
-        sleep 0.1
-    done
-    pfc_log "FAIL: the receiver in C did not start"
-    FAILS=$((FAILS + 1))
+    start_recv "$1" C
 }
 
 # vhost_held PRIO: packets of priority PRIO that vhost0 holds for the guest.
@@ -1869,12 +1862,15 @@ dcbx_line() {
 
 # wait_oper PRIOS SOURCE [SECONDS]: waits up to SECONDS (default 5) for
 # dpdk-b's operational vector to be PRIOS, from SOURCE ("partner's" or
-# "pfc-enable").
+# "pfc-enable"), and in force (the "pfc-enable:" line of pfc/show: the main
+# thread applies a new vector within 100 ms).
 wait_oper() {
-    local i
+    local i out
     for i in $(seq $((${3:-5} * 10))); do
-        grep -q "operational $1 ($2)" <<<"$(dcbx_line)" && {
-            pfc_log "ok: operational vector $1 ($2)"; return 0; }
+        out=$(pfc_show dpdk-b)
+        grep -q "dcbx pfc-enable:.*operational $1 ($2)" <<<"$out" \
+            && grep -q "^  pfc-enable: $1\$" <<<"$out" && {
+            pfc_log "ok: operational vector $1 ($2), in force"; return 0; }
         sleep 0.1
     done
     pfc_log "FAIL: operational vector $1 ($2): $(dcbx_line)"
