@@ -56,6 +56,30 @@ add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
     counter->value = value;
 }
 
+/* Appends the watchdog's counters of priority 'p' of 'port' to 'stats' at
+ * '*n': pfc_wd_storms_detected_pN and pfc_wd_storms_restored_pN ('detected'
+ * and 'restored', read under port->lock), pfc_wd_tx_dropped_pN and
+ * pfc_wd_tx_forwarded_pN. */
+static void
+add_wd_stats(struct netdev_custom_stats *stats, size_t *n,
+             struct pfc_port *port, int p, uint64_t detected,
+             uint64_t restored)
+{
+    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+    uint64_t v;
+
+    snprintf(name, sizeof name, "pfc_wd_storms_detected_p%d", p);
+    add_stat(stats, n, name, detected);
+    snprintf(name, sizeof name, "pfc_wd_storms_restored_p%d", p);
+    add_stat(stats, n, name, restored);
+    snprintf(name, sizeof name, "pfc_wd_tx_dropped_p%d", p);
+    atomic_read_relaxed(&port->wd_tx_dropped[p], &v);
+    add_stat(stats, n, name, v);
+    snprintf(name, sizeof name, "pfc_wd_tx_forwarded_p%d", p);
+    atomic_read_relaxed(&port->wd_tx_forwarded[p], &v);
+    add_stat(stats, n, name, v);
+}
+
 /* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
  * pfc_rx_frames_pN, pfc_tx_frames_pN, pfc_pause_transitions_pN,
  * pfc_hold_drops_pN, pfc_rx_ignored_pN, and the watchdog's
@@ -116,16 +140,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
 
         uint64_t v;
 
-        snprintf(name, sizeof name, "pfc_wd_storms_detected_p%d", p);
-        add_stat(stats, &n, name, detected[p]);
-        snprintf(name, sizeof name, "pfc_wd_storms_restored_p%d", p);
-        add_stat(stats, &n, name, restored[p]);
-        snprintf(name, sizeof name, "pfc_wd_tx_dropped_p%d", p);
-        atomic_read_relaxed(&port->wd_tx_dropped[p], &v);
-        add_stat(stats, &n, name, v);
-        snprintf(name, sizeof name, "pfc_wd_tx_forwarded_p%d", p);
-        atomic_read_relaxed(&port->wd_tx_forwarded[p], &v);
-        add_stat(stats, &n, name, v);
+        add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
         snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
         atomic_read_relaxed(&port->wd_rx_dropped[p], &v);
         add_stat(stats, &n, name, v);
@@ -196,22 +211,12 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
         char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
-        uint64_t v;
 
         snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
         add_stat(stats, &n, name, c.hold_drops[p]);
         snprintf(name, sizeof name, "pfc_vhost_stops_p%d", p);
         add_stat(stats, &n, name, stops_prio[p]);
-        snprintf(name, sizeof name, "pfc_wd_storms_detected_p%d", p);
-        add_stat(stats, &n, name, detected[p]);
-        snprintf(name, sizeof name, "pfc_wd_storms_restored_p%d", p);
-        add_stat(stats, &n, name, restored[p]);
-        snprintf(name, sizeof name, "pfc_wd_tx_dropped_p%d", p);
-        atomic_read_relaxed(&port->wd_tx_dropped[p], &v);
-        add_stat(stats, &n, name, v);
-        snprintf(name, sizeof name, "pfc_wd_tx_forwarded_p%d", p);
-        atomic_read_relaxed(&port->wd_tx_forwarded[p], &v);
-        add_stat(stats, &n, name, v);
+        add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
     add_stat(stats, &n, "pfc_vhost_stopped", stopped != 0);
     add_stat(stats, &n, "pfc_vhost_stops", stops);

@@ -357,13 +357,11 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
 static inline void
 pfc_vq_note(struct pfc_txq *t, uint16_t taken, uint16_t offered)
 {
-    uint64_t orig;
-
     if (taken) {
-        atomic_add_relaxed(&t->vq_taken, taken, &orig);
+        pfc_count(&t->vq_taken, taken);
     }
     if (taken < offered) {
-        atomic_add_relaxed(&t->vq_refused, 1, &orig);
+        pfc_count(&t->vq_refused, 1);
     }
 }
 
@@ -544,16 +542,23 @@ pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
     atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
 }
 
-/* Stops DCBX on 'port', whose PFC is being removed: no LLDPDU is consumed,
- * sent or applied any more.  The partner ages out our information.  Takes
+/* Stops DCBX on 'port': no LLDPDU is consumed, sent or applied any more.
+ * The partner ages out our information.  The caller holds port->lock. */
+static void
+pfc_dcbx_stop__(struct pfc_port *port)
+{
+    atomic_store_relaxed(&port->dcbx_on, false);
+    port->dcbx_changed = false;
+    atomic_store_relaxed(&port->lldp_due, false);
+}
+
+/* pfc_dcbx_stop__() for a port whose PFC is being removed.  Takes
  * port->lock. */
 static void
 pfc_dcbx_stop(struct pfc_port *port)
 {
     rte_spinlock_lock(&port->lock);
-    atomic_store_relaxed(&port->dcbx_on, false);
-    port->dcbx_changed = false;
-    atomic_store_relaxed(&port->lldp_due, false);
+    pfc_dcbx_stop__(port);
     rte_spinlock_unlock(&port->lock);
 }
 
@@ -569,8 +574,7 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
 
     atomic_read_relaxed(&port->dcbx_on, &was_on);
     if (!pfc->cfg.dcbx) {
-        atomic_store_relaxed(&port->dcbx_on, false);
-        port->dcbx_changed = false;
+        pfc_dcbx_stop__(port);
         if (was_on) {
             /* A shutdown LLDPDU (Time To Live 0, IEEE 802.1AB-2016
              * 9.2.7.7.1), so that the partner forgets us at once. */
@@ -738,8 +742,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         }
         atomic_store_relaxed(&port->max_until, 0);
         pfc_wd_init(&port->wd);
-        atomic_store_relaxed(&port->dcbx_on, false);
-        atomic_store_relaxed(&port->lldp_due, false);
+        pfc_dcbx_stop__(port);
         atomic_store_relaxed(&port->bp_stopped, 0);
         port->bp_stops = port->bp_cycles = 0;
         memset(port->bp_stops_prio, 0, sizeof port->bp_stops_prio);
@@ -1140,9 +1143,7 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
-            atomic_store_relaxed(&port->dcbx_on, false);
-            port->dcbx_changed = false;
-            atomic_store_relaxed(&port->lldp_due, false);
+            pfc_dcbx_stop__(port);
         }
         rte_spinlock_unlock(&port->lock);
         if (n_freed) {

@@ -1855,6 +1855,11 @@ held_prio() {
     pfc_show "$1" | awk -v p="p$2" '$1 == p { print $5 }'
 }
 
+# tc_of PRIO: the traffic class of priority PRIO on dpdk-b, from pfc/show.
+tc_of() {
+    pfc_show dpdk-b | awk -v p="p$1" '$1 == p { print $2 }'
+}
+
 # dcbx_line: the "dcbx pfc-enable" line of dpdk-b in pfc/show.
 dcbx_line() {
     pfc_show dpdk-b | grep "dcbx pfc-enable:"
@@ -1914,8 +1919,16 @@ test_dcbx_willing() {
         dcbx-willing=true lldp-tx-interval=1 || return 1
     wait_oper 3 pfc-enable
     check "p3 held while B pauses it (pfc-enable=3)" "$(pause_held 3)" -eq 20
+    # A Queue row puts priority 4 in traffic class 1: the map must survive
+    # the QoS object that DCBX puts in place.
+    pfc_vsctl -- --id=@q1 create Queue other_config:priorities=4 \
+        -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:1=@q1 \
+        >/dev/null || FAILS=$((FAILS + 1))
+    sleep 0.5
+    check "p4 in class 1 (Queue row)" "$(tc_of 4)" -eq 1
     send_lldp --src "$PFC_MAC_B" --enable 4 --ttl 6
     wait_oper 4 "partner's"
+    check "p4 still in class 1 after the adoption" "$(tc_of 4)" -eq 1
     wait_log "dpdk-b: DCBX: operational PFC enable vector 0x08 -> 0x10" \
         "adoption logged"
     held=$(pause_held 4)
