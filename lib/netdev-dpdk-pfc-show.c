@@ -250,14 +250,15 @@ struct pfc_show_snap {
 };
 
 /* Copies into 'snap' what pfc_show_port() prints of 'port', which has a
- * bound QoS object.  The caller holds port->lock. */
+ * bound QoS object.  The caller holds port->lock.  Copies nothing that needs
+ * allocating: snap->port.last_error points to the port's own string, which
+ * only the main thread, that runs pfc/show, changes. */
 static void
 pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
 {
     struct netdev_dpdk_pfc *pfc = port->conf;
 
     memcpy(&snap->port, port, sizeof snap->port);
-    snap->port.last_error = nullable_xstrdup(port->last_error);
     snap->port_id = port - pfc_ports;
     snap->cfg = pfc->cfg;
     snap->thr = pfc->thr;
@@ -611,11 +612,9 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
         rte_spinlock_unlock(&port->lock);
         if (show && pfc_port_is_vhost(port)) {
             pfc_show_vhost_port(&ds, snap);
-            free(snap->port.last_error);
             found = true;
         } else if (show) {
             pfc_show_port(&ds, snap);
-            free(snap->port.last_error);
             found = true;
         }
     }

@@ -58,13 +58,16 @@
  * queue mode; in XPS mode the one that holds netdev-dpdk's tx queue lock)
  * is the only one that takes it in normal operation, so a PMD thread never
  * waits for another PMD thread's rte_eth_tx_burst() on it.  The main thread
- * takes them all to reconfigure.  A packet is held on, and leaves by, the tx
+ * takes them all to reconfigure, and allocates, frees and logs only before
+ * or after it holds them.  A packet is held on, and leaves by, the tx
  * queue it was sent to, so the packets of a flow, which one rx queue
  * receives and so one PMD thread forwards, leave in the order they arrived,
  * and a NIC that arbitrates between its tx queues cannot reorder them.  A
  * tx queue whose thread stopped servicing it for PFC_ADOPT_MS (the main
  * thread's, used for packet-outs, or a descheduled PMD thread's) is flushed
- * by whichever thread finds its lock free.
+ * by whichever thread finds its lock free (a trylock).  That is the one
+ * case in which a PMD thread can wait for another's rte_eth_tx_burst(): if
+ * its own thread comes back during that flush, it waits for it to end.
  *
  * When a pause ends: lib/pfc.h, pfc_pause_holds().  Every rx queue of the
  * port stamps the start of each poll that emptied its ring
@@ -117,6 +120,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_atomic.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -428,16 +432,22 @@ pfc_link_speed(uint16_t port_id, bool *from_link)
     return PFC_FALLBACK_LINK_SPEED;
 }
 
+/* Records 'error' (taking it) as why the last configuration of 'port' was
+ * refused.  Main thread only: only the main thread writes or frees
+ * port->last_error, so it reads it without port->lock. */
 static void
 pfc_port_set_error(struct pfc_port *port, const char *name, char *error)
 {
+    char *old;
+
     rte_spinlock_lock(&port->lock);
     if (!port->conf) {
         ovs_strlcpy(port->name, name, sizeof port->name);
     }
-    free(port->last_error);
+    old = port->last_error;
     port->last_error = error;
     rte_spinlock_unlock(&port->lock);
+    free(old);
 }
 
 /* Reads the tx ring limits of the driver of 'port_id' into '*lim'.  Returns
@@ -634,7 +644,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     bool first = !pfc->port;
     bool from_link = false;
     bool ring_lim_known;
-    char *err;
+    char *err, *old_error;
 
     if (info->vhost && pfc->cfg.dcbx) {
         VLOG_ERR("%s: QoS type pfc: other_config:dcbx=ieee needs a port "
@@ -756,7 +766,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     ovs_strlcpy(port->name, info->name, sizeof port->name);
     port->mac = *info->mac;
     port->dead = false;
-    free(port->last_error);
+    old_error = port->last_error;   /* Freed once port->lock is released. */
     port->last_error = NULL;
     port->txq_size = info->txq_size;
     port->ring_lim = ring_lim;
@@ -797,6 +807,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     pfc->port = port;
     atomic_store_relaxed(&port->active, true);
     rte_spinlock_unlock(&port->lock);
+    free(old_error);
     return 0;
 }
 
@@ -916,18 +927,15 @@ pfc_discharge(const struct pfc_held *h)
     }
 }
 
+/* Adds 'h' to (sign > 0) or takes it off (sign < 0) the held counts of 't'.
+ * Only the holder of t->lock writes them (pfc_count()). */
 static void
 pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
 {
-    uint64_t orig;
+    uint64_t len = h->len;
 
-    if (sign > 0) {
-        atomic_add_relaxed(&t->held_pkts[h->prio], 1, &orig);
-        atomic_add_relaxed(&t->held_bytes[h->prio], h->len, &orig);
-    } else {
-        atomic_sub_relaxed(&t->held_pkts[h->prio], 1, &orig);
-        atomic_sub_relaxed(&t->held_bytes[h->prio], h->len, &orig);
-    }
+    pfc_count(&t->held_pkts[h->prio], sign > 0 ? 1 : UINT64_MAX);
+    pfc_count(&t->held_bytes[h->prio], sign > 0 ? len : -len);
 }
 
 /* Takes 'h', which is leaving a traffic class queue of 't', off the held
@@ -958,12 +966,17 @@ pfc_note_holding(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
     }
 }
 
-/* Frees the packets held in 't' and its queues, folding its counters into
- * those of 'port' (if nonnull), and returns how many packets it freed. */
+/* Counters of destroyed tx queues, for their port (pfc_txq_destroy()). */
+struct pfc_txq_totals {
+    uint64_t hold_drops[PFC_N_PRIOS];
+    uint64_t tx_full_held;
+};
+
+/* Frees the packets held in 't' and its queues, adding its counters to
+ * 'sum' (if nonnull), and returns how many packets it freed. */
 static uint64_t
-pfc_txq_destroy(struct pfc_txq *t, struct pfc_port *port)
+pfc_txq_destroy(struct pfc_txq *t, struct pfc_txq_totals *sum)
 {
-    uint64_t freed[PFC_N_PRIOS] = { 0 };
     uint64_t n_freed = 0;
 
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
@@ -973,22 +986,24 @@ pfc_txq_destroy(struct pfc_txq *t, struct pfc_port *port)
             const struct pfc_held *h = pfc_holdq_peek(q, 0);
 
             pfc_discharge(h);
-            freed[h->prio]++;
+            if (sum) {
+                sum->hold_drops[h->prio]++;
+            }
             n_freed++;
             rte_pktmbuf_free(h->pkt);
             pfc_holdq_pop(q, 1);
         }
         pfc_holdq_destroy(q);
     }
-    if (port) {
+    if (sum) {
         uint64_t d;
 
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             atomic_read_relaxed(&t->hold_drops[n], &d);
-            port->counters.hold_drops[n] += freed[n] + d;
+            sum->hold_drops[n] += d;
         }
         atomic_read_relaxed(&t->tx_full_held, &d);
-        port->tx_full_held += d;
+        sum->tx_full_held += d;
     }
     return n_freed;
 }
@@ -1126,26 +1141,37 @@ pfc_txqs_unlock(struct netdev_dpdk_pfc *pfc)
 void
 netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
 {
+    struct pfc_txq_totals sum;
     struct pfc_port *port = pfc->port;
     uint64_t n_freed = 0;
 
     if (port) {
+        /* First off the port, so that nothing reads its tx queues any
+         * more (pfc/show, the custom statistics). */
         rte_spinlock_lock(&port->lock);
-    }
-    for (int i = 0; i < pfc->n_txq; i++) {
-        n_freed += pfc_txq_destroy(&pfc->txq[i], port);
-    }
-    free_cacheline(pfc->txq);
-    if (port) {
-        uint64_t orig;
-
-        atomic_add_relaxed(&port->held_dropped, n_freed, &orig);
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
             pfc_dcbx_stop__(port);
         }
         rte_spinlock_unlock(&port->lock);
+    }
+    memset(&sum, 0, sizeof sum);
+    for (int i = 0; i < pfc->n_txq; i++) {
+        n_freed += pfc_txq_destroy(&pfc->txq[i], &sum);
+    }
+    free_cacheline(pfc->txq);
+    if (port) {
+        uint64_t orig;
+
+        /* Then its counters, which the port keeps. */
+        rte_spinlock_lock(&port->lock);
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            port->counters.hold_drops[n] += sum.hold_drops[n];
+        }
+        port->tx_full_held += sum.tx_full_held;
+        rte_spinlock_unlock(&port->lock);
+        atomic_add_relaxed(&port->held_dropped, n_freed, &orig);
         if (n_freed) {
             VLOG_INFO("%s: freed %"PRIu64" held packets on PFC "
                       "reconfiguration (counted as hold drops)",
@@ -1195,35 +1221,76 @@ netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *pfc, struct smap *details)
     pfc_config_to_smap(&pfc->cfg, details);
 }
 
-/* After a change of the priority to traffic class map of 'pfc': moves the
- * held packets of each priority to its new class, in order, behind what
- * that class holds (pfc_holdq_remap()), on every tx queue, and frees,
- * counting them as hold drops, those that do not fit, and returns how many.
- * The caller holds every tx queue lock of 'pfc'. */
-static size_t
-pfc_remap_held(struct netdev_dpdk_pfc *pfc)
+/* Room for pfc_remap_held(), allocated before the tx queue locks are taken:
+ * a transmit thread may wait for them, so nothing is allocated or freed,
+ * and nothing logged, while they are held.  Only the main thread resizes
+ * class queues, so the room stays enough. */
+struct pfc_remap {
+    struct pfc_held *moved;     /* Scratch, for one tx queue. */
+    struct pfc_held *dropped;   /* Those that did not fit, on every queue. */
+    size_t n_dropped;
+};
+
+static void
+pfc_remap_init(struct pfc_remap *r, const struct netdev_dpdk_pfc *pfc)
+{
+    size_t max = 0, total = 0;
+
+    for (int i = 0; i < pfc->n_txq; i++) {
+        size_t room = pfc_holdq_room(pfc->txq[i].q);
+
+        max = MAX(max, room);
+        total += room;
+    }
+    r->moved = xmalloc(MAX(max, 1) * sizeof *r->moved);
+    r->dropped = xmalloc(MAX(total, 1) * sizeof *r->dropped);
+    r->n_dropped = 0;
+}
+
+/* Frees the packets pfc_remap_held() dropped, with no lock held, logs them,
+ * and frees 'r'. */
+static void
+pfc_remap_finish(struct pfc_remap *r, const struct netdev_dpdk_pfc *pfc)
+{
+    for (size_t k = 0; k < r->n_dropped; k++) {
+        rte_pktmbuf_free(r->dropped[k].pkt);
+    }
+    if (r->n_dropped) {
+        VLOG_WARN("%s: PFC: %"PRIuSIZE" held packets dropped: their new "
+                  "traffic class had no room for them",
+                  pfc->port ? pfc->port->name : "?", r->n_dropped);
+    }
+    free(r->moved);
+    free(r->dropped);
+}
+
+/* After a change of the priority to traffic class map, moves the packets
+ * held in each traffic class queue whose priority now maps to another class
+ * to that class's queue (pfc_holdq_remap()), on every tx queue, and counts
+ * as hold drops those that do not fit, which it stores in 'r' for
+ * pfc_remap_finish() to free.  The caller holds every tx queue lock of
+ * 'pfc'. */
+static void
+pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
 {
     size_t total = 0;
 
     for (int i = 0; i < pfc->n_txq; i++) {
         struct pfc_txq *t = &pfc->txq[i];
-        struct pfc_held *dropped;
+        struct pfc_held *dropped = &r->dropped[r->n_dropped];
         size_t n_dropped;
 
         t->blocked_until = 0;   /* The classes blocked may have changed. */
         if (!t->n_held) {
             continue;
         }
-        dropped = xmalloc(t->n_held * sizeof *dropped);
-        n_dropped = pfc_holdq_remap(t->q, pfc->cfg.prio_to_tc, dropped);
+        n_dropped = pfc_holdq_remap(t->q, pfc->cfg.prio_to_tc, r->moved,
+                                    dropped);
         for (size_t k = 0; k < n_dropped; k++) {
-            const struct pfc_held *h = &dropped[k];
-
-            pfc_unhold(t, h);
-            pfc_count(&t->hold_drops[h->prio], 1);
-            rte_pktmbuf_free(h->pkt);
+            pfc_unhold(t, &dropped[k]);
+            pfc_count(&t->hold_drops[dropped[k].prio], 1);
         }
-        free(dropped);
+        r->n_dropped += n_dropped;
         t->n_held -= n_dropped;
         t->nonempty = 0;
         for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
@@ -1239,17 +1306,6 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc)
 
         atomic_add_relaxed(&pfc->port->held_dropped, total, &orig);
     }
-    return total;
-}
-
-static void
-pfc_log_remap_drops(const struct netdev_dpdk_pfc *pfc, size_t n_dropped)
-{
-    if (n_dropped) {
-        VLOG_WARN("%s: PFC: %"PRIuSIZE" held packets dropped: their new "
-                  "traffic class had no room for them",
-                  pfc->port ? pfc->port->name : "?", n_dropped);
-    }
 }
 
 /* Maps the priorities in 'details' to traffic class 'queue_id'.  Returns 0
@@ -1258,24 +1314,25 @@ int
 netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
                           const struct smap *details)
 {
-    size_t n_dropped = 0;
+    struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
+    struct pfc_remap r;
     char *err;
     int error;
 
-    pfc_txqs_lock(pfc);
-    error = pfc_config_set_queue(&pfc->cfg, queue_id, details, &err);
-    if (!error) {
-        n_dropped = pfc_remap_held(pfc);
-    }
-    pfc_txqs_unlock(pfc);
-    pfc_log_remap_drops(pfc, n_dropped);
-
+    error = pfc_config_set_queue(&cfg, queue_id, details, &err);
     if (error) {
         VLOG_ERR("%s: QoS type pfc: %s; keeping the previous mapping",
                  pfc->port ? pfc->port->name : "?", err);
         free(err);
+        return error;
     }
-    return error;
+    pfc_remap_init(&r, pfc);
+    pfc_txqs_lock(pfc);
+    pfc->cfg = cfg;
+    pfc_remap_held(pfc, &r);
+    pfc_txqs_unlock(pfc);
+    pfc_remap_finish(&r, pfc);
+    return 0;
 }
 
 /* Removes the priority mapping of traffic class 'queue_id' (0..7; others
@@ -1283,13 +1340,14 @@ netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
 void
 netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
 {
-    size_t n_dropped;
+    struct pfc_remap r;
 
+    pfc_remap_init(&r, pfc);
     pfc_txqs_lock(pfc);
     pfc_config_clear_queue(&pfc->cfg, queue_id);
-    n_dropped = pfc_remap_held(pfc);
+    pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
-    pfc_log_remap_drops(pfc, n_dropped);
+    pfc_remap_finish(&r, pfc);
 }
 
 /* Stores the other_config of traffic class 'queue_id' ("priorities") into
@@ -1400,7 +1458,17 @@ netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
     }
     atomic_read_relaxed(&port->max_until, &max);
     atomic_read_relaxed(&port->rxq_polled[qid], &polled);
-    return polled < max ? rte_get_tsc_cycles() : 0;
+    if (polled < max) {
+        uint64_t start = rte_get_tsc_cycles();
+
+        /* RDTSC is not ordered with the loads that follow it: without a
+         * fence, the driver could read the rx ring's descriptors before the
+         * TSC, and the stamp would cover a frame that arrived in between
+         * unread.  A load fence (LFENCE on x86) keeps them after it. */
+        rte_rmb();
+        return start;
+    }
+    return 0;
 }
 
 /* During a storm of PFC frames received on 'port' whose watchdog action is
@@ -1931,6 +1999,25 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     return blocked;
 }
 
+/* Returns true if pfc_service() would only return t->blocked for tx queue
+ * 't' of 'pfc' at TSC '*now': the cached answer of pfc_blocked() is
+ * current, no traffic class that holds packets may send, and no PFC frame
+ * is due (pfc_control_pending()).  LLDPDUs are the caller's to check.
+ * Ethernet ports only: on a vhost-user port, pfc_service() also frees what
+ * a guest that left cannot take.  The caller holds t->lock. */
+static inline bool
+pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
+                uint64_t *now)
+{
+    uint64_t gen;
+
+    atomic_read_explicit(&pfc->port->pause_gen, &gen, memory_order_acquire);
+    return (gen == t->blocked_gen && *now < t->blocked_until
+            && !(t->nonempty & ~t->blocked)
+            && !pfc_port_is_vhost(pfc->port)
+            && !pfc_control_pending(pfc, now));
+}
+
 /* What one watchdog check found, for pfc_wd_log() to report once no lock
  * is held. */
 struct pfc_wd_events {
@@ -2095,12 +2182,18 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     struct pfc_wd_events ev;
     uint64_t holding;
     struct pfc_txq *t;
+    bool lldp_due;
 
     live = pfc_lock_live(pfc, qid, true, &t);
     if (!live) {
         return;
     }
-    pfc_service(live, t, mp, now);
+    atomic_read_relaxed(&live->port->lldp_due, &lldp_due);
+    if (lldp_due || !pfc_txq_settled(live, t, &now)) {
+        pfc_service(live, t, mp, now);
+    } else {
+        atomic_store_relaxed(&t->serviced, now);
+    }
     pfc_wd_check(live, now, &ev);
     rte_spinlock_unlock(&t->lock);
     if (OVS_UNLIKELY(ev.detected | ev.restored)) {
@@ -2155,7 +2248,7 @@ pfc_occupy(struct pfc_port *in, int prio, uint32_t len, uint64_t now)
 /* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
  * 't' for its class, and adds it to the occupancy of its ingress port.
  * Returns false, without taking 'm', if that queue is full. */
-static bool
+static inline bool
 pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
          int prio, uint64_t now)
 {
@@ -2164,7 +2257,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     struct pfc_held h;
 
     if (q->n >= q->cap) {
-        return false;
+        return false;           /* Full: the caller drops 'm'. */
     }
     h.pkt = m;
     h.len = rte_pktmbuf_pkt_len(m);
@@ -2273,7 +2366,9 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         blocked = 0;
     } else {
         now = rte_get_tsc_cycles();
-        blocked = pfc_service(pfc, t, mp, now);
+        /* A due LLDPDU waits for this iteration's tx flush. */
+        blocked = (pfc_txq_settled(pfc, t, &now) ? t->blocked
+                   : pfc_service(pfc, t, mp, now));
     }
 
     if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored)) {
@@ -2283,13 +2378,15 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
          * theirs are held, behind those. */
         uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc,
                                            blocked | t->nonempty);
+        uint8_t wd_ignored = t->wd_ignored, wd_dropped = t->wd_dropped;
+        int def = pfc->cfg.default_priority;
+
         for (int i = 0; i < cnt; i++) {
             struct rte_mbuf *m = pkts[i];
             int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
-                                           rte_pktmbuf_data_len(m),
-                                           pfc->cfg.default_priority);
+                                           rte_pktmbuf_data_len(m), def);
 
-            if (OVS_UNLIKELY((t->wd_ignored >> prio) & 1)) {
+            if (OVS_UNLIKELY((wd_ignored >> prio) & 1)) {
                 if (vhost) {
                     /* A stormed guest: offered, never held.  Counted as
                      * forwarded, unless it refuses it: then dropped,
@@ -2300,7 +2397,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                 }
                 /* A stormed priority: dropped, or sent as if not paused
                  * (counted as forwarded when it leaves). */
-                if ((t->wd_dropped >> prio) & 1) {
+                if ((wd_dropped >> prio) & 1) {
                     wd_drops[prio]++;
                     rte_pktmbuf_free(m);
                     dropped++;
@@ -2309,7 +2406,9 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             }
             if (!((hold_prios >> prio) & 1)) {
                 /* Forwarded, unless the tx ring refuses it below. */
-                wd_fwd[prio] += (t->wd_ignored >> prio) & 1;
+                if (OVS_UNLIKELY(wd_ignored)) {
+                    wd_fwd[prio] += (wd_ignored >> prio) & 1;
+                }
                 pkts[kept++] = m;
             } else if (pfc_hold(pfc, t, m, prio, now)) {
                 held++;

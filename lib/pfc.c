@@ -502,23 +502,17 @@ pfc_holdq_pop(struct pfc_holdq *q, uint32_t n)
  * held packets of a priority are in the queue of the class it mapped to
  * before (each change calls this), and they move together, in order.
  * Packets that stay keep their place.  A packet that does not fit in its new
- * queue is stored in 'dropped', which must have room for every held packet,
- * for the caller to free and count.  Returns how many were dropped. */
+ * queue is stored in 'dropped', for the caller to free and count.  'moved'
+ * (scratch) and 'dropped' must each have room for every held packet
+ * (pfc_holdq_room()), so that this allocates nothing: the caller may hold a
+ * lock that transmit threads wait for.  Returns how many were dropped. */
 size_t
 pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
                 const uint8_t prio_to_tc[PFC_N_PRIOS],
-                struct pfc_held *dropped)
+                struct pfc_held *moved, struct pfc_held *dropped)
 {
-    size_t n_moved = 0, n_dropped = 0, total = 0;
-    struct pfc_held *moved;
+    size_t n_moved = 0, n_dropped = 0;
 
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        total += q[tc].n;
-    }
-    if (!total) {
-        return 0;
-    }
-    moved = xmalloc(total * sizeof *moved);
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
         /* Rotate the queue once: packets that stay go back to its tail. */
         for (uint32_t i = 0, n = q[tc].n; i < n; i++) {
@@ -537,8 +531,20 @@ pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
             dropped[n_dropped++] = moved[i];
         }
     }
-    free(moved);
     return n_dropped;
+}
+
+/* Returns how many packets the class queues 'q' can hold at most (the sum
+ * of their ring sizes): room enough for pfc_holdq_remap(). */
+size_t
+pfc_holdq_room(const struct pfc_holdq q[PFC_N_PRIOS])
+{
+    size_t room = 0;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        room += q[tc].cap;
+    }
+    return room;
 }
 
 /* Counts the received valid PFC frame 'frame', which caused 'transitions'

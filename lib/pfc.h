@@ -363,7 +363,8 @@ const struct pfc_held *pfc_holdq_peek(const struct pfc_holdq *, uint32_t i);
 void pfc_holdq_pop(struct pfc_holdq *, uint32_t n);
 size_t pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
                        const uint8_t prio_to_tc[PFC_N_PRIOS],
-                       struct pfc_held *dropped);
+                       struct pfc_held *moved, struct pfc_held *dropped);
+size_t pfc_holdq_room(const struct pfc_holdq q[PFC_N_PRIOS]);
 
 /* PFC watchdog: storm detection and restoration.
  *

@@ -130,7 +130,8 @@ def main():
     out = subprocess.run(['./testsuite', '--list'] + sel, cwd=tests_dir,
                          stdout=subprocess.PIPE, universal_newlines=True,
                          check=True).stdout
-    selected = set(parse_list(out.splitlines()).values())
+    selected_tests = parse_list(out.splitlines())
+    selected = set(selected_tests.values())     # Titles repeat: a set.
 
     unexpected = {n: t for n, t in failed.items() if t not in known}
     known_failed = {n: t for n, t in failed.items() if t in known}
@@ -141,8 +142,8 @@ def main():
     print()
     print('check-upstream: %d tests selected, %d skipped, %d failed twice '
           '(%d of them known failures), %d failed once only' %
-          (len(selected), len(skipped), len(failed), len(known_failed),
-           len(flaky)))
+          (len(selected_tests), len(skipped), len(failed),
+           len(known_failed), len(flaky)))
     show('Failed once, passed on --recheck (flaky)', flaky)
     show('Known failures (%s)' % known_file, known_failed, known)
     if fixed:

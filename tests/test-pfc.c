@@ -815,13 +815,14 @@ test_holdq_remap(void)
 {
     uint8_t map[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     struct pfc_holdq q[PFC_N_PRIOS];
-    struct pfc_held dropped[16];
+    struct pfc_held moved[PFC_N_PRIOS * 5], dropped[PFC_N_PRIOS * 5];
     struct pfc_held h;
     uintptr_t id = 0;
 
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
         pfc_holdq_init(&q[tc], 5);
     }
+    ovs_assert(pfc_holdq_room(q) == ARRAY_SIZE(moved));
     memset(&h, 0, sizeof h);
     /* Class 1: priority 1, #1 and #2.  Class 3: priority 3, #3 to #5.
      * Class 6: priority 6, #6. */
@@ -833,12 +834,12 @@ test_holdq_remap(void)
         ovs_assert(pfc_holdq_push(&q[map[h.prio]], &h));
     }
     /* Nothing moves while the map stays. */
-    ovs_assert(pfc_holdq_remap(q, map, dropped) == 0);
+    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 0);
     ovs_assert(q[1].n == 2 && q[3].n == 3 && q[6].n == 1);
 
     /* Priority 3 to class 1, behind #1 and #2, in order. */
     map[3] = 1;
-    ovs_assert(pfc_holdq_remap(q, map, dropped) == 0);
+    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 0);
     ovs_assert(q[1].n == 5 && q[3].n == 0 && q[6].n == 1);
     for (uint32_t i = 0; i < 5; i++) {
         ovs_assert((uintptr_t) pfc_holdq_peek(&q[1], i)->pkt == i + 1);
@@ -849,7 +850,7 @@ test_holdq_remap(void)
      * 1, #3..#5 keep their order there, #6 goes behind them. */
     map[1] = 7;
     map[6] = 1;
-    ovs_assert(pfc_holdq_remap(q, map, dropped) == 0);
+    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 0);
     ovs_assert(q[1].n == 4 && q[7].n == 2 && q[6].n == 0);
     for (uint32_t i = 0; i < 4; i++) {
         ovs_assert((uintptr_t) pfc_holdq_peek(&q[1], i)->pkt == i + 3);
@@ -864,7 +865,7 @@ test_holdq_remap(void)
         ovs_assert(pfc_holdq_push(&q[5], &h));
     }
     map[3] = map[6] = 5;            /* #3..#6 to class 5: room for 2. */
-    ovs_assert(pfc_holdq_remap(q, map, dropped) == 2);
+    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 2);
     ovs_assert(q[5].n == 5 && q[1].n == 0);
     ovs_assert((uintptr_t) pfc_holdq_peek(&q[5], 3)->pkt == 3);
     ovs_assert((uintptr_t) pfc_holdq_peek(&q[5], 4)->pkt == 4);

@@ -28,6 +28,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        not_forwarded reconfig_held remap_held hold_full tso_held
        copies_charged congestion xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
+       rxq_second
        watchdog_drop watchdog_forward watchdog_no_false_alarm
        watchdog_alert_xon_storm watchdog_detection_time
        vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink
@@ -1625,6 +1626,103 @@ per_flow_sent) frames per flow, $(fact cycles) pauses ($(fact cycles_xon)\
 test_multicore_static() { multicore static; }
 test_multicore_xps() { multicore xps; }
 test_multicore_hash() { multicore hash; }
+
+# A PFC frame read on the second rx queue of a port, by another PMD thread
+# than the one that sends to the port, acts on the whole port.  dpdk-b is a
+# net_pcap port with two rx queues: queue 0 reads what arrives on B's veth,
+# queue 1 what arrives on a veth from host C; it sends on B's veth.  Two PMD
+# threads: dpdk-a's rx queue and dpdk-b's queue 0 are pinned to core 0, so
+# the thread there forwards A's frames to dpdk-b; dpdk-b's queue 1 is pinned
+# to core 1, whose thread reads C's PFC frames.  1. C pauses p3 (XOFF
+# refreshed every 0.5 s): the 100 p3 frames A sends are held; C's XON, read
+# on queue 1, releases them.  2. One PFC frame from C, 65535 quanta (3.4 s
+# at link-speed 10M), no XON: 50 more frames are held, then leave when the
+# pause expires.  B gets all 150, in order.
+test_rxq_second() {
+    local rec out n i q1
+    PFC_PMD_MASK=0x3
+    n=$(nproc --all 2>/dev/null || echo 1)
+    if [ "$n" -lt 2 ]; then
+        pfc_log "FAIL: this test needs 2 CPUs for 2 PMD threads (has $n)"
+        return 1
+    fi
+    pfc_setup "$OVS" || return 1
+    pfc_net_add_c || return 1
+    rec=$PFC_TMP/rx.json
+    # rx_iface_in: what arrives only, not what dpdk-b sends on B's veth.
+    pfc_vsctl del-port br0 dpdk-b -- add-port br0 dpdk-b \
+        -- set Interface dpdk-b type=dpdk \
+        "options:dpdk-devargs=net_pcap_b,rx_iface_in=$PFC_IF_B0,rx_iface_in=$PFC_IF_C0,tx_iface=$PFC_IF_B0" \
+        options:n_rxq=2 other_config:pmd-rxq-affinity="0:0,1:1" \
+        -- set Interface dpdk-a other_config:pmd-rxq-affinity="0:0" \
+        || return 1
+    pfc_iface_ok dpdk-b || return 1
+    pfc_ofctl del-flows br0 || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:dpdk-b || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-b,actions=output:dpdk-a || return 1
+    # pmd-rxq-show: "pmd thread numa_id 0 core_id 1:" then
+    # "  port: dpdk-b  queue-id:  1 (enabled)  pmd usage: ...".
+    q1=
+    for i in $(seq 50); do
+        out=$(pfc_appctl dpif-netdev/pmd-rxq-show)
+        q1=$(awk '/^pmd thread/ { core = $NF }
+                  /port: dpdk-b .*queue-id: +1 / { print core }' <<<"$out")
+        [ "$q1" = "1:" ] && break
+        sleep 0.2
+    done
+    pfc_log "pmd-rxq-show:"
+    pfc_log "$out"
+    run_or_fail "dpdk-b rx queue 1 polled by the PMD thread on core 1" \
+        test "$q1" = "1:"
+    check "PMD threads polling rx queues of dpdk-b" \
+        "$(awk '/^pmd thread/ { core = $NF } /port: dpdk-b / { c[core] = 1 }
+                END { print length(c) }' <<<"$out")" -eq 2
+    run_or_fail "dpdk-a rx queue polled by the PMD thread on core 0" \
+        test "$(awk '/^pmd thread/ { core = $NF }
+                     /port: dpdk-a / { print core }' <<<"$out")" = "0:"
+
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    run_or_fail "pfc/show dpdk-b: 2 rx queues" \
+        grep -q "queues: 2 rx, " <<<"$(pfc_show dpdk-b)"
+    start_recv "$rec"
+
+    # 1. Paused from rx queue 1 until its XON.
+    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_C:$PFC_IF_C1" \
+        --side B --prio 3 --time 65535 --interval 0.5 --duration 60 \
+        --xon-on-exit
+    PAUSE_PID=$PFC_LAST_PID
+    sleep 0.5
+    send_p3 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    run_or_fail "p3 of dpdk-b is paused in pfc/show" \
+        test "$(pfc_show dpdk-b | awk '$1 == "p3" { print $3 }')" = paused
+    pfc_stop_pid "$PAUSE_PID"
+    wait_held 0 || FAILS=$((FAILS + 1))
+
+    # 2. One pause from rx queue 1, ended by its expiry.
+    "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_C:$PFC_IF_C1" --side B \
+        --prio 3 --time 65535 --count 1 || FAILS=$((FAILS + 1))
+    sleep 0.2
+    send_p3 50 100 || FAILS=$((FAILS + 1))
+    wait_held 50 || FAILS=$((FAILS + 1))
+    wait_held 0 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$RECV_PID"
+    run_or_fail "B got the 150 p3 frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 150
+
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "dpdk-b pfc_pause_transitions_p3" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -eq 2
+    # C sent 1 XOFF a 0.5 s while 100 frames were held, 1 XON, 1 XOFF.
+    check "dpdk-b pfc_rx_frames_p3 at least" \
+        "$(pfc_stat dpdk-b pfc_rx_frames_p3)" -ge 3
+    pfc_log "dpdk-b: $(pfc_stat dpdk-b pfc_rx_frames_p3) PFC frames read" \
+        "on rx queue 1"
+    [ "$FAILS" -eq 0 ]
+}
 
 # vhost_setup [client]: pfc_setup, namespace C, and a guest (guest.sh)
 # bridged to C on port vhost0, of type dpdkvhostuser, or with "client"
