@@ -1649,10 +1649,12 @@ test_rxq_second() {
     pfc_setup "$OVS" || return 1
     pfc_net_add_c || return 1
     rec=$PFC_TMP/rx.json
-    # rx_iface_in: what arrives only, not what dpdk-b sends on B's veth.
+    # Queue 0: rx_iface_in, so that it does not read back what dpdk-b
+    # sends on B's veth.  Queue 1: rx_iface (libpcap's inbound-only filter
+    # misses the frames C sends on this veth).
     pfc_vsctl del-port br0 dpdk-b -- add-port br0 dpdk-b \
         -- set Interface dpdk-b type=dpdk \
-        "options:dpdk-devargs=net_pcap_b,rx_iface_in=$PFC_IF_B0,rx_iface_in=$PFC_IF_C0,tx_iface=$PFC_IF_B0" \
+        "options:dpdk-devargs=net_pcap_b,rx_iface_in=$PFC_IF_B0,rx_iface=$PFC_IF_C0,tx_iface=$PFC_IF_B0" \
         options:n_rxq=2 other_config:pmd-rxq-affinity="0:0,1:1" \
         -- set Interface dpdk-a other_config:pmd-rxq-affinity="0:0" \
         || return 1
