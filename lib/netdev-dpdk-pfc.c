@@ -1273,8 +1273,6 @@ pfc_remap_finish(struct pfc_remap *r, const struct netdev_dpdk_pfc *pfc)
 static void
 pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
 {
-    size_t total = 0;
-
     for (int i = 0; i < pfc->n_txq; i++) {
         struct pfc_txq *t = &pfc->txq[i];
         struct pfc_held *dropped = &r->dropped[r->n_dropped];
@@ -1299,12 +1297,11 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
             }
         }
         pfc_note_holding(pfc, t);
-        total += n_dropped;
     }
-    if (total && pfc->port) {
+    if (r->n_dropped && pfc->port) {
         uint64_t orig;
 
-        atomic_add_relaxed(&pfc->port->held_dropped, total, &orig);
+        atomic_add_relaxed(&pfc->port->held_dropped, r->n_dropped, &orig);
     }
 }
 
@@ -1651,7 +1648,8 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
 
 /* Returns true if pfc_tx_control() may have a PFC frame to send for 'pfc':
  * pfc_xoff_action() is not PFC_XOFF_NONE for an enabled priority, or an XON
- * is owed for one no longer enabled.  Lock-free: the reads of the occupancy
+ * is owed for one no longer enabled; or if an LLDPDU is due
+ * (pfc_tx_lldp()).  Lock-free: the reads of the occupancy
  * and of the XOFF state are racy, which is fine: the XOFF state changes only
  * under port->lock, and a stale value only costs taking it, or a frame one
  * call later.  Reads the TSC into '*now', if it is 0, only while an XOFF is
@@ -2002,9 +2000,9 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 /* Returns true if pfc_service() would only return t->blocked for tx queue
  * 't' of 'pfc' at TSC '*now': the cached answer of pfc_blocked() is
  * current, no traffic class that holds packets may send, and no PFC frame
- * is due (pfc_control_pending()).  LLDPDUs are the caller's to check.
- * Ethernet ports only: on a vhost-user port, pfc_service() also frees what
- * a guest that left cannot take.  The caller holds t->lock. */
+ * or LLDPDU is due (pfc_control_pending()).  Ethernet ports only: on a
+ * vhost-user port, pfc_service() also frees what a guest that left cannot
+ * take.  The caller holds t->lock. */
 static inline bool
 pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
                 uint64_t *now)
@@ -2182,14 +2180,12 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     struct pfc_wd_events ev;
     uint64_t holding;
     struct pfc_txq *t;
-    bool lldp_due;
 
     live = pfc_lock_live(pfc, qid, true, &t);
     if (!live) {
         return;
     }
-    atomic_read_relaxed(&live->port->lldp_due, &lldp_due);
-    if (lldp_due || !pfc_txq_settled(live, t, &now)) {
+    if (!pfc_txq_settled(live, t, &now)) {
         pfc_service(live, t, mp, now);
     } else {
         atomic_store_relaxed(&t->serviced, now);
@@ -2366,7 +2362,6 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         blocked = 0;
     } else {
         now = rte_get_tsc_cycles();
-        /* A due LLDPDU waits for this iteration's tx flush. */
         blocked = (pfc_txq_settled(pfc, t, &now) ? t->blocked
                    : pfc_service(pfc, t, mp, now));
     }

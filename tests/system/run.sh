@@ -1688,12 +1688,8 @@ test_rxq_second() {
         grep -q "queues: 2 rx, " <<<"$(pfc_show dpdk-b)"
     start_recv "$rec"
 
-    # 1. Paused from rx queue 1 until its XON.
-    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_C:$PFC_IF_C1" \
-        --side B --prio 3 --time 65535 --interval 0.5 --duration 60 \
-        --xon-on-exit
-    PAUSE_PID=$PFC_LAST_PID
-    sleep 0.5
+    # 1. Paused from rx queue 1 until its XON (the last --port wins).
+    pause_p3 --port "$PFC_NS_C:$PFC_IF_C1" --xon-on-exit
     send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
     run_or_fail "p3 of dpdk-b is paused in pfc/show" \
