@@ -183,7 +183,7 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
 {
     uint64_t stops_prio[PFC_N_PRIOS], stops, cycles, hz;
     uint64_t detected[PFC_N_PRIOS], restored[PFC_N_PRIOS];
-    struct pfc_port *port = pfc->port;
+    struct pfc_port *port = pfc ? pfc->port : NULL;
     struct pfc_counters c;
     uint8_t stopped;
     size_t n;

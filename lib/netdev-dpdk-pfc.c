@@ -109,7 +109,7 @@
  * partner, prepares under port->lock the LLDPDU that is due, which the next
  * PMD thread that flushes the port copies out and sends on its own tx queue
  * (pfc_tx_lldp()), and applies a new operational vector by setting the QoS
- * again: netdev_dpdk_pfc_equal() then sees a difference, and a new QoS
+ * again: netdev_dpdk_pfc_qos_is_equal() then sees a difference, and a new QoS
  * object, bound with the vector, replaces the old one and takes over its
  * held packets as on any reconfiguration. */
 
@@ -702,8 +702,17 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     }
     limits.max_frame = info->mtu + ETH_HEADER_LEN + VLAN_HEADER_LEN
                        + 4 /* FCS */;
-    limits.mbufs = info->mbufs ? info->mbufs : UINT64_MAX;
-    limits.mbuf_size = info->mbuf_size;
+    if (info->mp) {
+        /* What the rx rings keep is not there to be held. */
+        uint64_t rx_kept = (uint64_t) info->n_rxq * info->rxq_size;
+
+        limits.mbufs = (info->mp->size > rx_kept
+                        ? info->mp->size - rx_kept : UINT64_MAX);
+        limits.mbuf_size = rte_pktmbuf_data_room_size(info->mp);
+    } else {
+        limits.mbufs = UINT64_MAX;
+        limits.mbuf_size = 0;
+    }
     if (pfc_derive_thresholds(&pfc->cfg, &limits, &thr, &err)) {
         VLOG_ERR("%s: QoS type pfc: %s; keeping the previous configuration",
                  info->name, err);
@@ -859,7 +868,8 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
 /* Returns the tx ring size, in descriptors, for DPDK port 'port_id' with QoS
  * 'pfc': pfc_tx_ring_size() of the QoS key tx-ring-size, for frames of an
  * 'mtu'-byte MTU, within the driver's tx_desc_lim.  'interface_size' is the
- * Interface's n_txq_desc, in descriptors.
+ * Interface's n_txq_desc, in descriptors, which is also the size without
+ * PFC ('pfc' NULL) and for a port that is not an attached ethernet port.
  *
  * With 'commit', the caller is about to set up the port's tx queues with the
  * returned size: it is recorded for pfc/show and logged when it changes.
@@ -874,7 +884,7 @@ netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *pfc, uint16_t port_id,
     uint32_t size;
     bool known;
 
-    if (port_id >= RTE_MAX_ETHPORTS || !pfc->port) {
+    if (!pfc || port_id >= RTE_MAX_ETHPORTS || !pfc->port) {
         return interface_size;
     }
     known = pfc_ring_limits_get(port_id, &lim);
@@ -1181,11 +1191,13 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
     free(pfc);
 }
 
-/* Returns true if 'pfc' is configured as 'details' would configure it. */
+/* dpdk_qos_ops 'qos_is_equal': returns true if the PFC object of 'conf' is
+ * configured as 'details' would configure it. */
 bool
-netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *pfc,
-                      const struct smap *details)
+netdev_dpdk_pfc_qos_is_equal(const struct qos_conf *conf,
+                             const struct smap *details)
 {
+    const struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_config cfg;
     char *err;
 
@@ -1213,12 +1225,14 @@ netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *pfc,
     return true;
 }
 
-/* Stores the QoS other_config that configures 'pfc' into 'details' (for
- * ovs-appctl qos/show and netdev_get_qos()). */
-void
-netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *pfc, struct smap *details)
+/* dpdk_qos_ops 'qos_get': stores the QoS other_config that configures the
+ * PFC object of 'conf' into 'details' (for ovs-appctl qos/show and
+ * netdev_get_qos()).  Returns 0. */
+int
+netdev_dpdk_pfc_qos_get(const struct qos_conf *conf, struct smap *details)
 {
-    pfc_config_to_smap(&pfc->cfg, details);
+    pfc_config_to_smap(&netdev_dpdk_pfc_from_qos(conf)->cfg, details);
+    return 0;
 }
 
 /* Room for pfc_remap_held(), allocated before the tx queue locks are taken:
@@ -1305,12 +1319,14 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
     }
 }
 
-/* Maps the priorities in 'details' to traffic class 'queue_id'.  Returns 0
+/* dpdk_qos_ops 'qos_queue_construct': maps the priorities in 'details' to
+ * traffic class 'queue_id' (0..7) of the PFC object of 'conf'.  Returns 0
  * or EINVAL, after logging why. */
 int
-netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
-                          const struct smap *details)
+netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
+                                    uint32_t queue_id, struct qos_conf *conf)
 {
+    struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
     struct pfc_remap r;
     char *err;
@@ -1332,11 +1348,13 @@ netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id,
     return 0;
 }
 
-/* Removes the priority mapping of traffic class 'queue_id' (0..7; others
- * are ignored): its priorities return to the class of their own number. */
+/* dpdk_qos_ops 'qos_queue_destruct': removes the priority mapping of traffic
+ * class 'queue_id' (0..7; others are ignored) of the PFC object of 'conf':
+ * its priorities return to the class of their own number. */
 void
-netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
+netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
 {
+    struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_remap r;
 
     pfc_remap_init(&r, pfc);
@@ -1347,12 +1365,14 @@ netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *pfc, uint32_t queue_id)
     pfc_remap_finish(&r, pfc);
 }
 
-/* Stores the other_config of traffic class 'queue_id' ("priorities") into
- * 'details'.  Returns 0, or EINVAL if 'queue_id' is not 0..7. */
+/* dpdk_qos_ops 'qos_queue_get': stores the other_config of traffic class
+ * 'queue_id' ("priorities") of the PFC object of 'conf' into 'details'.
+ * Returns 0, or EINVAL if 'queue_id' is not 0..7. */
 int
-netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *pfc,
-                          uint32_t queue_id, struct smap *details)
+netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
+                              const struct qos_conf *conf)
 {
+    const struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct ds d = DS_EMPTY_INITIALIZER;
 
     if (queue_id >= PFC_N_PRIOS) {
@@ -2971,7 +2991,7 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
 
 /* Applies the operational vector that DCBX decided on the port named
  * 'name': sets its QoS again with the same configuration, which
- * netdev_dpdk_pfc_equal() no longer finds equal, so that a new QoS object
+ * netdev_dpdk_pfc_qos_is_equal() no longer finds equal, so that a new QoS object
  * with the vector in force replaces the old one, keeping its held packets
  * (netdev_dpdk_pfc_succeed()).  Main thread, no lock held. */
 static void

@@ -75,9 +75,8 @@ struct netdev_dpdk_pfc_port_info {
     bool flow_ctrl;             /* 802.3x rx or tx flow control is on. */
     uint32_t mtu;               /* L3 MTU, bytes. */
     uint32_t txq_size;          /* Descriptors per tx queue. */
-    uint64_t mbufs;             /* mbufs of the port's mempool not kept by
-                                 * its rx rings. */
-    uint32_t mbuf_size;         /* Data bytes per mbuf. */
+    uint32_t rxq_size;          /* Descriptors per rx queue. */
+    struct rte_mempool *mp;     /* The port's mempool, or NULL. */
     int n_rxq;                  /* Rx queues of the port. */
     int n_txq;                  /* Tx queues of the port. */
 };
@@ -88,14 +87,20 @@ uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
                                   uint32_t interface_size, uint32_t mtu,
                                   bool commit);
 void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
-bool netdev_dpdk_pfc_equal(const struct netdev_dpdk_pfc *,
-                           const struct smap *details);
-void netdev_dpdk_pfc_get(const struct netdev_dpdk_pfc *, struct smap *);
-int netdev_dpdk_pfc_set_queue(struct netdev_dpdk_pfc *, uint32_t queue_id,
-                              const struct smap *details);
-void netdev_dpdk_pfc_clear_queue(struct netdev_dpdk_pfc *, uint32_t queue_id);
-int netdev_dpdk_pfc_get_queue(const struct netdev_dpdk_pfc *,
-                              uint32_t queue_id, struct smap *details);
+
+/* The members of netdev-dpdk's dpdk_qos_ops for QoS type pfc that need
+ * nothing of netdev-dpdk but the PFC object of 'conf', which
+ * netdev_dpdk_pfc_from_qos() (in lib/netdev-dpdk.c) returns. */
+struct qos_conf;
+struct netdev_dpdk_pfc *netdev_dpdk_pfc_from_qos(const struct qos_conf *);
+int netdev_dpdk_pfc_qos_get(const struct qos_conf *, struct smap *details);
+bool netdev_dpdk_pfc_qos_is_equal(const struct qos_conf *,
+                                  const struct smap *details);
+int netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
+                                        uint32_t queue_id, struct qos_conf *);
+void netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *, uint32_t queue_id);
+int netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
+                                  const struct qos_conf *);
 
 uint64_t netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid);
 int netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,

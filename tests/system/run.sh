@@ -1903,9 +1903,13 @@ test_vhost_stuck_guest() {
         "$((free0 - free1))" -ge 200
     run_or_fail "dpdk-a keeps A paused (XOFF in force for p3)" \
         test "$(pfc_show dpdk-a | awk '$1 == "p3" { print $9 }')" = yes
-    # The watchdog turns the stuck guest into counted drops.
+    # The watchdog turns the stuck guest into counted drops.  A stormed
+    # priority is restored once the guest was not seen stuck (no packet
+    # refused) for the restoration time, also while nothing is sent to it:
+    # 2 s covers the pause between two senders here, so the storm stays one.
     pfc_vsctl set QoS "$(pfc_vsctl get Port vhost0 qos)" \
-        other_config:watchdog-detection-time=200 || FAILS=$((FAILS + 1))
+        other_config:watchdog-detection-time=200 \
+        other_config:watchdog-restoration-time=2000 || FAILS=$((FAILS + 1))
     send_p3 300 1000 || FAILS=$((FAILS + 1))
     wait_log "vhost0: PFC storm on priority 3: the guest read nothing" \
         "storm on p3 of vhost0 logged (WARN)"
@@ -1924,7 +1928,7 @@ test_vhost_stuck_guest() {
     run_or_fail "the last PFC frame A captured is an XON for p3" \
         test "$(pfc_tshark_pfc "$pcap" | tail -1 | awk '{ print $9 $17 }')" \
         = 10
-    # The guest reads again: restored 400 ms after it was last seen stuck,
+    # The guest reads again: restored 2 s after it was last seen stuck,
     # then p3 is lossless again.
     pfc_guest_cmd "start"
     wait_log "vhost0: PFC storm on priority 3 over after" \
