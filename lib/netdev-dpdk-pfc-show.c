@@ -229,8 +229,10 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
  * meanwhile must not wait for that (tens of us; the rx ring of a 10 Gb/s
  * port fills in about 140 us). */
 struct pfc_show_snap {
-    struct pfc_port port;       /* Copy of the port; 'port.lock' and
-                                 * 'port.conf' are not to be used. */
+    struct pfc_port port;       /* Copy of the port; 'port.lock',
+                                 * 'port.conf' and 'port.last_error' are
+                                 * not to be used. */
+    char last_error[512];       /* Copy of port->last_error, or "". */
     int port_id;                /* DPDK port id. */
     struct pfc_config cfg;      /* Copy of the bound QoS object's... */
     struct pfc_thresholds thr;  /* ...configuration and thresholds. */
@@ -251,14 +253,17 @@ struct pfc_show_snap {
 
 /* Copies into 'snap' what pfc_show_port() prints of 'port', which has a
  * bound QoS object.  The caller holds port->lock.  Copies nothing that needs
- * allocating: snap->port.last_error points to the port's own string, which
- * only the main thread, that runs pfc/show, changes. */
+ * allocating: port->last_error, which a rebind on link up (another thread)
+ * may free once the lock is released, is copied into a fixed buffer. */
 static void
 pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
 {
     struct netdev_dpdk_pfc *pfc = port->conf;
 
     memcpy(&snap->port, port, sizeof snap->port);
+    snap->port.last_error = NULL;
+    ovs_strlcpy(snap->last_error, port->last_error ? port->last_error : "",
+                sizeof snap->last_error);
     snap->port_id = port - pfc_ports;
     snap->cfg = pfc->cfg;
     snap->thr = pfc->thr;
@@ -342,9 +347,9 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
                   pfc_ticks_to_ns(&port->tb,
                                   pfc_bp_cycles(port, stopped, snap->now))
                   / 1000000);
-    if (port->last_error) {
+    if (snap->last_error[0]) {
         ds_put_format(ds, "  last configuration refused: %s\n",
-                      port->last_error);
+                      snap->last_error);
     }
     ds_put_format(ds, "  %-4s %-2s %9s %10s %13s %12s %7s %10s\n", "prio",
                   "tc", "held-pkts", "held-bytes", "ingress-bytes",
@@ -529,9 +534,9 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
                   "queue per class per tx queue)\n", snap->n_rxq,
                   snap->n_txq);
-    if (port->last_error) {
+    if (snap->last_error[0]) {
         ds_put_format(ds, "  last configuration refused: %s\n",
-                      port->last_error);
+                      snap->last_error);
     }
     ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %12s %4s %9s "
                   "%9s %11s %11s %10s %10s\n", "prio", "tc", "egress",

@@ -433,8 +433,9 @@ pfc_link_speed(uint16_t port_id, bool *from_link)
 }
 
 /* Records 'error' (taking it) as why the last configuration of 'port' was
- * refused.  Main thread only: only the main thread writes or frees
- * port->last_error, so it reads it without port->lock. */
+ * refused.  port->last_error is written under port->lock and freed after
+ * it, by the main thread or by netdev-dpdk's link-state thread (a rebind
+ * on link up): readers copy it under port->lock. */
 static void
 pfc_port_set_error(struct pfc_port *port, const char *name, char *error)
 {
@@ -646,6 +647,13 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     bool ring_lim_known;
     char *err, *old_error;
 
+    /* The tx queues follow the port's, even if the binding is refused
+     * below, but only while no transmit thread uses 'pfc'
+     * (pfc_txqs_resize()).  Otherwise tx queue 'qid' of the port keeps
+     * using traffic class queues qid % pfc->n_txq. */
+    if (info->idle && pfc->n_txq != MAX(info->n_txq, 1)) {
+        pfc_txqs_resize(pfc, MAX(info->n_txq, 1));
+    }
     if (info->vhost && pfc->cfg.dcbx) {
         VLOG_ERR("%s: QoS type pfc: other_config:dcbx=ieee needs a port "
                  "with a MAC, not a vhost-user port; keeping the previous "
@@ -743,9 +751,6 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
 
     ring_lim_known = (!info->vhost
                       && pfc_ring_limits_get(info->port_id, &ring_lim));
-    if (pfc->n_txq != MAX(info->n_txq, 1)) {
-        pfc_txqs_resize(pfc, MAX(info->n_txq, 1));
-    }
     rte_spinlock_lock(&port->lock);
     if (!port->conf && (port->dead || strcmp(port->name, info->name))) {
         /* A new netdev on this port id: start from scratch, except for the

@@ -79,6 +79,10 @@ struct netdev_dpdk_pfc_port_info {
     struct rte_mempool *mp;     /* The port's mempool, or NULL. */
     int n_rxq;                  /* Rx queues of the port. */
     int n_txq;                  /* Tx queues of the port. */
+    bool idle;                  /* No transmit thread uses the QoS object:
+                                 * it is new, or netdev-dpdk is
+                                 * reconfiguring the port.  False on a
+                                 * rebind when the link comes up. */
 };
 
 int netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *,
