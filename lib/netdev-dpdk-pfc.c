@@ -2996,9 +2996,9 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
 
 /* Applies the operational vector that DCBX decided on the port named
  * 'name': sets its QoS again with the same configuration, which
- * netdev_dpdk_pfc_qos_is_equal() no longer finds equal, so that a new QoS object
- * with the vector in force replaces the old one, keeping its held packets
- * (netdev_dpdk_pfc_succeed()).  Main thread, no lock held. */
+ * netdev_dpdk_pfc_qos_is_equal() no longer finds equal, so that a new QoS
+ * object with the vector in force replaces the old one, keeping its held
+ * packets (netdev_dpdk_pfc_succeed()).  Main thread, no lock held. */
 static void
 pfc_dcbx_apply(const char *name)
 {
