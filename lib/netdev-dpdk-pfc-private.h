@@ -27,6 +27,7 @@
 #include "ovs-atomic.h"
 #include "packets.h"
 #include "pfc.h"
+#include "pfc-buffer.h"
 #include "pfc-dcbx.h"
 #include "util.h"
 
@@ -105,16 +106,30 @@ struct pfc_port {
                                          * date only while it is before
                                          * max_until. */
 
-    /* Transmit side: ingress buffer occupancy, and the XOFF state towards
-     * the link partner. */
-    atomic_uint64_t occ_bytes[PFC_N_PRIOS];     /* Bytes. */
-    atomic_uint64_t occ_pkts[PFC_N_PRIOS];      /* Packets. */
-    atomic_uint64_t xoff_bytes_pub;     /* Thresholds in force, and the */
-    atomic_uint64_t xoff_pkts_pub;      /* TSC at which the occupancy last */
-    atomic_uint64_t xoff_crossed[PFC_N_PRIOS];  /* reached them, for the
-                                                 * USDT probe "tx_frame"
-                                                 * (only with
-                                                 * HAVE_USDT_PROBES). */
+    /* Transmit side: the occupancy of the port's priority groups
+     * (lib/netdev-dpdk-pfc-buffer.c), and the XOFF state towards the link
+     * partner. */
+    atomic_uint64_t occ_bytes[PFC_N_PRIOS];     /* Bytes held. */
+    atomic_uint64_t pg_cells[PFC_N_PRIOS];      /* Cells held: shared in
+                                                 * bits 0..31, headroom in
+                                                 * bits 32..63. */
+    atomic_uint64_t hdrm_drops[PFC_N_PRIOS];    /* Lossless packets dropped
+                                                 * because the group's
+                                                 * headroom was full. */
+    atomic_uint64_t buf_pub;            /* Thresholds of the groups
+                                         * (pfc_buf_pub_pack()), 0 while
+                                         * the port has no PFC. */
+    atomic_uint64_t xoff_bytes_pub;     /* Static XOFF, bytes, or
+                                         * UINT64_MAX. */
+    atomic_uint64_t buf_mbufs;          /* What the port may hold of its
+                                         * mempool, cells. */
+    atomic_uint64_t buf_reserved;       /* Headroom it reserves, cells:
+                                         * per lossless group, times the
+                                         * lossless priorities. */
+    atomic_uint64_t xoff_crossed[PFC_N_PRIOS];  /* TSC at which a group last
+                                                 * went over, for the USDT
+                                                 * probe "tx_frame" (only
+                                                 * with HAVE_USDT_PROBES). */
     struct pfc_xoff xoff;               /* [L] */
 
     struct pfc_counters counters;       /* [L] */
@@ -213,6 +228,7 @@ struct pfc_txq {
                                                  * on destroy. */
     atomic_uint64_t tx_full_held;   /* Packets held because the tx ring was
                                      * full, since bind (idem). */
+    struct pfc_buf_cache cache;     /* Shared cells taken from pfc_pool. */
 
     /* vhost-user ports only, for the watchdog (pfc_wd_vq_stalled()): the
      * guest's receive queue of this queue pair. */
@@ -241,6 +257,8 @@ struct netdev_dpdk_pfc {
                                      * (set_queue()), read by PMDs under
                                      * one. */
     struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
+    struct pfc_buf_egress_params eparams;   /* Bound of its traffic class
+                                             * queues, set at create. */
     struct pfc_xoff_params xparams; /* pfc-enable, 'thr', pause-quanta and
                                      * the port's timebase, set at bind, for
                                      * pfc_xoff_run() and
@@ -253,5 +271,28 @@ struct netdev_dpdk_pfc {
 };
 
 void netdev_dpdk_pfc_ports_init(void);
+
+/* The shared pool of the buffer (lib/netdev-dpdk-pfc-buffer.c). */
+struct pfc_pool {
+    atomic_uint64_t used;       /* Shared cells taken by tx queue caches. */
+    atomic_uint64_t shared;     /* Shared cells in all. */
+    atomic_uint64_t total;      /* Cells in all (pfc_buf_size()). */
+    atomic_uint64_t reserved;   /* Headroom cells reserved. */
+};
+
+extern struct pfc_pool pfc_pool;
+
+uint64_t pfc_pool_free(void);
+void pfc_pool_resize(void);
+uint64_t pfc_buf_pub_pack(uint8_t lossless, const struct pfc_buf_pg_params *);
+bool pfc_port_pg_params(struct pfc_port *, int prio,
+                        struct pfc_buf_pg_params *);
+void pfc_port_pg(struct pfc_port *, int prio, struct pfc_buf_pg *);
+void pfc_port_pgs(struct pfc_port *, struct pfc_buf_pg pg[PFC_N_PRIOS]);
+enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
+                                  struct pfc_txq *, const struct pfc_holdq *,
+                                  struct pfc_held *, uint64_t free);
+void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
+void pfc_buf_txq_flush_cache(struct pfc_txq *);
 
 #endif /* netdev-dpdk-pfc-private.h */

@@ -121,7 +121,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 10 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
+    stats->size += 11 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -139,6 +139,10 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
         add_stat(stats, &n, name, c.rx_ignored[p]);
 
         uint64_t v;
+
+        snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
+        atomic_read_relaxed(&port->hdrm_drops[p], &v);
+        add_stat(stats, &n, name, v);
 
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
         snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
@@ -206,7 +210,7 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 6 * PFC_N_PRIOS + 3;
+    stats->size += 7 * PFC_N_PRIOS + 3;
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -216,6 +220,12 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
         add_stat(stats, &n, name, c.hold_drops[p]);
         snprintf(name, sizeof name, "pfc_vhost_stops_p%d", p);
         add_stat(stats, &n, name, stops_prio[p]);
+
+        uint64_t v;
+
+        snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
+        atomic_read_relaxed(&port->hdrm_drops[p], &v);
+        add_stat(stats, &n, name, v);
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
     add_stat(stats, &n, "pfc_vhost_stopped", stopped != 0);
@@ -242,6 +252,9 @@ struct pfc_show_snap {
     uint64_t occ_bytes[PFC_N_PRIOS];    /* Ingress buffer occupancy, bytes
                                          * and... */
     uint64_t occ_pkts[PFC_N_PRIOS];     /* ...packets, per priority. */
+    uint64_t occ_hdrm[PFC_N_PRIOS];     /* Of which in headroom. */
+    uint64_t hdrm_drops[PFC_N_PRIOS];   /* Headroom drops. */
+    uint64_t pool_free;                 /* Free shared cells. */
     uint64_t tx_full;                   /* Live tx-full holds. */
     uint64_t wd_tx_dropped[PFC_N_PRIOS];    /* Watchdog counters. */
     uint64_t wd_tx_forwarded[PFC_N_PRIOS];
@@ -287,7 +300,12 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
     }
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         atomic_read_relaxed(&port->occ_bytes[n], &snap->occ_bytes[n]);
-        atomic_read_relaxed(&port->occ_pkts[n], &snap->occ_pkts[n]);
+        struct pfc_buf_pg g;
+
+        pfc_port_pg(port, n, &g);
+        snap->occ_pkts[n] = (uint64_t) g.shared + g.headroom;
+        snap->occ_hdrm[n] = g.headroom;
+        atomic_read_relaxed(&port->hdrm_drops[n], &snap->hdrm_drops[n]);
         atomic_read_relaxed(&port->wd_tx_dropped[n],
                             &snap->wd_tx_dropped[n]);
         atomic_read_relaxed(&port->wd_tx_forwarded[n],
@@ -296,11 +314,60 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
                             &snap->wd_rx_dropped[n]);
     }
     snap->n_txq = pfc->n_txq;
+    snap->pool_free = pfc_pool_free();
     atomic_read_relaxed(&port->n_rxq, &snap->n_rxq);
     snap->now = rte_get_tsc_cycles();
 }
 
 static void pfc_show_wd(struct ds *, const struct pfc_show_snap *);
+
+/* The threshold, headroom and egress bound lines of "pfc/show". */
+static void
+pfc_show_buffer_config(struct ds *ds, const struct pfc_show_snap *snap,
+                       bool cable)
+{
+    const struct pfc_config *cfg = &snap->cfg;
+    const struct pfc_thresholds *thr = &snap->thr;
+    const struct pfc_buf_headroom *h = &thr->headroom;
+
+    if (thr->dynamic) {
+        uint64_t th = pfc_buf_dyn(cfg->dyn_th, snap->pool_free);
+
+        ds_put_format(ds, "  xoff: dynamic-th %d, now %"PRIu64" cells "
+                      "(alpha x %"PRIu64" free shared cells); xon: ",
+                      cfg->dyn_th, th, snap->pool_free);
+        if (cfg->xon_hysteresis) {
+            ds_put_format(ds, "xoff - %"PRIu32" cells\n",
+                          cfg->xon_hysteresis);
+        } else {
+            ds_put_cstr(ds, "xoff / 2\n");
+        }
+    } else {
+        ds_put_format(ds, "  xoff-threshold: %"PRIu64" bytes, "
+                      "xon-threshold: %"PRIu64" bytes%s\n",
+                      cfg->xoff_threshold, cfg->xon_threshold,
+                      cfg->xon_default ? " (default)" : "");
+    }
+    ds_put_format(ds, "  headroom: %"PRIu64" cells per lossless priority ("
+                  "model %"PRIu64, h->total, h->model);
+    if (cable) {
+        ds_put_format(ds, ": %s, cable-length %"PRIu32" m, %"PRIu32
+                      "-byte frames, %"PRIu64" bit times",
+                      pfc_headroom_model_name(cfg->headroom_model),
+                      cfg->cable_length, snap->port.max_frame,
+                      thr->headroom_bits);
+    }
+    ds_put_format(ds, "; rx ring %"PRIu64"; iteration %"PRIu64")\n",
+                  h->rx_ring, h->iteration);
+    if (cfg->queue_size) {
+        ds_put_format(ds, "  queue-size: %"PRIu32" packets", cfg->queue_size);
+    } else {
+        ds_put_format(ds, "  queue-size: dynamic, egress-dynamic-th %d",
+                      cfg->egress_dyn_th);
+    }
+    ds_put_format(ds, ", lossy-dynamic-th %d, default-priority: %d\n",
+                  cfg->lossy_dyn_th, cfg->default_priority);
+}
 
 /* "pfc/show" of a vhost-user port: no MAC, no pause timers and no PFC
  * frames; its guest is stopped instead (backpressure). */
@@ -309,7 +376,6 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
 {
     const struct pfc_port *port = &snap->port;
     const struct pfc_config *cfg = &snap->cfg;
-    const struct pfc_thresholds *thr = &snap->thr;
     const struct pfc_counters *c = &snap->counters;
     uint8_t stopped;
     int vid;
@@ -324,17 +390,7 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_cstr(ds, "  pfc-enable: ");
     pfc_format_prios(ds, cfg->enabled);
     ds_put_char(ds, '\n');
-    if (thr->derived) {
-        ds_put_format(ds, "  xoff: %"PRIu64" packets, xon: %"PRIu64
-                      " packets (derived)\n", thr->xoff_pkts, thr->xon_pkts);
-    } else {
-        ds_put_format(ds, "  xoff-threshold: %"PRIu64" bytes, "
-                      "xon-threshold: %"PRIu64" bytes%s\n",
-                      cfg->xoff_threshold, cfg->xon_threshold,
-                      cfg->xon_default ? " (default)" : "");
-    }
-    ds_put_format(ds, "  queue-size: %"PRIu32" packets, default-priority: "
-                  "%d\n", cfg->queue_size, cfg->default_priority);
+    pfc_show_buffer_config(ds, snap, false);
     ds_put_cstr(ds, "  guest tx: ");
     if (stopped) {
         ds_put_cstr(ds, "stopped by ");
@@ -351,16 +407,19 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
         ds_put_format(ds, "  last configuration refused: %s\n",
                       snap->last_error);
     }
-    ds_put_format(ds, "  %-4s %-2s %9s %10s %13s %12s %7s %10s\n", "prio",
-                  "tc", "held-pkts", "held-bytes", "ingress-bytes",
-                  "ingress-pkts", "stops", "hold-drops");
+    ds_put_format(ds, "  %-4s %-2s %9s %10s %13s %12s %7s %10s %13s "
+                  "%10s\n", "prio", "tc", "held-pkts", "held-bytes",
+                  "ingress-bytes", "ingress-pkts", "stops", "hold-drops",
+                  "headroom-pkts", "hdrm-drops");
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         ds_put_format(ds, "  p%-3d %-2d %9"PRIu64" %10"PRIu64" %13"PRIu64
-                      " %12"PRIu64" %7"PRIu64" %10"PRIu64"\n",
+                      " %12"PRIu64" %7"PRIu64" %10"PRIu64" %13"PRIu64
+                      " %10"PRIu64"\n",
                       n, cfg->prio_to_tc[n], snap->held_pkts[n],
                       snap->held_bytes[n], snap->occ_bytes[n],
                       snap->occ_pkts[n], port->bp_stops_prio[n],
-                      c->hold_drops[n]);
+                      c->hold_drops[n], snap->occ_hdrm[n],
+                      snap->hdrm_drops[n]);
     }
     pfc_show_wd(ds, snap);
 }
@@ -468,7 +527,6 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
 {
     const struct pfc_port *port = &snap->port;
     const struct pfc_config *cfg = &snap->cfg;
-    const struct pfc_thresholds *thr = &snap->thr;
     const struct pfc_counters *c = &snap->counters;
     uint64_t now = snap->now;
     uint64_t q_ps = pfc_quantum_ps(&port->tb);
@@ -483,25 +541,8 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_cstr(ds, "  pfc-enable: ");
     pfc_format_prios(ds, cfg->enabled);
     ds_put_char(ds, '\n');
-    if (thr->derived) {
-        ds_put_format(ds, "  xoff: %"PRIu64" packets, xon: %"PRIu64
-                      " packets (derived: %"PRIu64" packets available - "
-                      "%"PRIu64" headroom; %s, cable-length %"PRIu32" m, "
-                      "%"PRIu32"-byte frames, %"PRIu64" bit times)\n",
-                      thr->xoff_pkts, thr->xon_pkts,
-                      thr->avail_pkts, thr->headroom_pkts,
-                      pfc_headroom_model_name(cfg->headroom_model),
-                      cfg->cable_length, port->max_frame,
-                      thr->headroom_bits);
-    } else {
-        ds_put_format(ds, "  xoff-threshold: %"PRIu64" bytes, "
-                      "xon-threshold: %"PRIu64" bytes%s\n",
-                      cfg->xoff_threshold, cfg->xon_threshold,
-                      cfg->xon_default ? " (default)" : "");
-    }
-    ds_put_format(ds, "  pause-quanta: %"PRIu16", queue-size: %"PRIu32
-                  " packets, default-priority: %d\n",
-                  cfg->pause_quanta, cfg->queue_size, cfg->default_priority);
+    pfc_show_buffer_config(ds, snap, true);
+    ds_put_format(ds, "  pause-quanta: %"PRIu16"\n", cfg->pause_quanta);
     ds_put_format(ds, "  mac-control: %s (%s)\n",
                   pfc_mac_control_name(port->mac_control), port->driver);
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
@@ -539,12 +580,12 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       snap->last_error);
     }
     ds_put_format(ds, "  %-4s %-2s %-10s %9s %9s %10s %13s %12s %4s %9s "
-                  "%9s %11s %11s %10s %10s\n", "prio", "tc", "egress",
-                  "left-us",
+                  "%9s %11s %11s %10s %10s %13s %10s\n", "prio", "tc",
+                  "egress", "left-us",
                   "held-pkts", "held-bytes", "ingress-bytes", "ingress-pkts",
                   "xoff",
                   "rx-frames", "tx-frames", "transitions", "paused-us",
-                  "hold-drops", "rx-ignored");
+                  "hold-drops", "rx-ignored", "headroom-pkts", "hdrm-drops");
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint64_t left = pfc_pause_remaining(&port->pause, n, now);
         uint64_t total = pfc_pause_total(&port->pause, n, now);
@@ -552,7 +593,8 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
         uint64_t occ = snap->occ_bytes[n], occ_pkts = snap->occ_pkts[n];
         ds_put_format(ds, "  p%-3d %-2d %-10s %9"PRIu64" %9"PRIu64" %10"PRIu64
                       " %13"PRIu64" %12"PRIu64" %4s %9"PRIu64" %9"PRIu64
-                      " %11"PRIu64" %11"PRIu64" %10"PRIu64" %10"PRIu64"\n",
+                      " %11"PRIu64" %11"PRIu64" %10"PRIu64" %10"PRIu64
+                      " %13"PRIu64" %10"PRIu64"\n",
                       n, cfg->prio_to_tc[n],
                       left ? "paused" : "not_paused",
                       pfc_ticks_to_ns(&port->tb, left) / 1000, pkts, bytes,
@@ -560,7 +602,8 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       port->xoff.asserted & (1u << n) ? "yes" : "no",
                       c->rx_frames[n], c->tx_frames[n], c->transitions[n],
                       pfc_ticks_to_ns(&port->tb, total) / 1000,
-                      c->hold_drops[n], c->rx_ignored[n]);
+                      c->hold_drops[n], c->rx_ignored[n], snap->occ_hdrm[n],
+                      snap->hdrm_drops[n]);
     }
 
     pfc_show_wd(ds, snap);

@@ -521,10 +521,10 @@ pfc_vhost_port(const char *name)
             return port;
         }
         for (int n = 0; usable && n < PFC_N_PRIOS; n++) {
-            uint64_t pkts;
+            uint64_t cells;
 
-            atomic_read_relaxed(&port->occ_pkts[n], &pkts);
-            usable = !pkts;
+            atomic_read_relaxed(&port->pg_cells[n], &cells);
+            usable = !cells;
         }
         if (usable && !free_port) {
             free_port = port;
@@ -721,6 +721,9 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         limits.mbufs = UINT64_MAX;
         limits.mbuf_size = 0;
     }
+    limits.n_rxq = MAX(info->n_rxq, 1);
+    limits.rxq_desc = info->rxq_size;
+    limits.cable = !info->vhost;
     if (pfc_derive_thresholds(&pfc->cfg, &limits, &thr, &err)) {
         VLOG_ERR("%s: QoS type pfc: %s; keeping the previous configuration",
                  info->name, err);
@@ -808,19 +811,24 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     pfc->thr = thr;
     pfc->xparams = (struct pfc_xoff_params) {
         .enabled = pfc->cfg.enabled,
-        .xoff_threshold = pfc->thr.xoff_bytes,
-        .xon_threshold = pfc->thr.xon_bytes,
-        .xoff_pkts = pfc->thr.xoff_pkts,
-        .xon_pkts = pfc->thr.xon_pkts,
         .pause_quanta = pfc->cfg.pause_quanta,
         .tb = port->tb,
     };
+    pfc_buf_pg_params_init(&pfc->xparams.pg, &pfc->cfg, &thr);
+    pfc_buf_egress_params_init(&pfc->eparams, &pfc->cfg);
     atomic_store_relaxed(&port->xoff_bytes_pub, pfc->thr.xoff_bytes);
-    atomic_store_relaxed(&port->xoff_pkts_pub, pfc->thr.xoff_pkts);
+    atomic_store_relaxed(&port->buf_pub,
+                         pfc_buf_pub_pack(pfc->cfg.enabled,
+                                          &pfc->xparams.pg));
+    atomic_store_relaxed(&port->buf_mbufs, limits.mbufs);
+    atomic_store_relaxed(&port->buf_reserved,
+                         (uint64_t) pfc->xparams.pg.headroom
+                         * count_1bits(pfc->cfg.enabled));
     port->conf = pfc;
     pfc->port = port;
     atomic_store_relaxed(&port->active, true);
     rte_spinlock_unlock(&port->lock);
+    pfc_pool_resize();
     free(old_error);
     return 0;
 }
@@ -853,19 +861,12 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     error = pfc_bind__(pfc, info);
 
     if (!error && bound
-        && (old.xoff_bytes != pfc->thr.xoff_bytes
-            || old.xon_bytes != pfc->thr.xon_bytes
-            || old.xoff_pkts != pfc->thr.xoff_pkts
-            || old.xon_pkts != pfc->thr.xon_pkts)) {
-        const struct pfc_thresholds *t = &pfc->thr;
-
-        VLOG_INFO("%s: PFC thresholds derived again for MTU %"PRIu32" at "
-                  "%"PRIu64" bit/s: xoff %"PRIu64" %s, xon %"PRIu64" %s",
+        && old.headroom.total != pfc->thr.headroom.total) {
+        VLOG_INFO("%s: PFC headroom derived again for MTU %"PRIu32", "
+                  "%"PRIu64" bit/s and %d rx queues of %"PRIu32" "
+                  "descriptors: %"PRIu64" cells per lossless priority",
                   info->name, info->mtu, pfc->port->tb.link_speed,
-                  t->derived ? t->xoff_pkts : t->xoff_bytes,
-                  t->derived ? "packets" : "bytes",
-                  t->derived ? t->xon_pkts : t->xon_bytes,
-                  t->derived ? "packets" : "bytes");
+                  info->n_rxq, info->rxq_size, pfc->thr.headroom.total);
     }
     return error;
 }
@@ -927,21 +928,6 @@ netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *pfc, uint16_t port_id,
     return size;
 }
 
-/* Takes 'h', which is leaving the switch or being freed, off the ingress
- * buffer occupancy of its ingress port. */
-static void
-pfc_discharge(const struct pfc_held *h)
-{
-    if (h->in_port < PFC_N_PORTS) {
-        uint64_t orig;
-
-        atomic_sub_relaxed(&pfc_ports[h->in_port].occ_bytes[h->prio], h->len,
-                           &orig);
-        atomic_sub_relaxed(&pfc_ports[h->in_port].occ_pkts[h->prio], 1,
-                           &orig);
-    }
-}
-
 /* Adds 'h' to (sign > 0) or takes it off (sign < 0) the held counts of 't'.
  * Only the holder of t->lock writes them (pfc_count()). */
 static void
@@ -958,7 +944,7 @@ pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
 static void
 pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
 {
-    pfc_discharge(h);
+    pfc_buf_unhold(t, h);
     pfc_txq_count_held(t, h, -1);
 }
 
@@ -1000,7 +986,7 @@ pfc_txq_destroy(struct pfc_txq *t, struct pfc_txq_totals *sum)
         while (q->n) {
             const struct pfc_held *h = pfc_holdq_peek(q, 0);
 
-            pfc_discharge(h);
+            pfc_buf_unhold(t, h);
             if (sum) {
                 sum->hold_drops[h->prio]++;
             }
@@ -1010,6 +996,7 @@ pfc_txq_destroy(struct pfc_txq *t, struct pfc_txq_totals *sum)
         }
         pfc_holdq_destroy(q);
     }
+    pfc_buf_txq_flush_cache(t);
     if (sum) {
         uint64_t d;
 
@@ -1088,6 +1075,19 @@ pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
     to->blocked_until = 0;
 }
 
+/* Returns the slots of the traffic class queue of class 'tc': room for the
+ * whole buffer if a priority in pfc-enable maps to it, so that every packet
+ * that admission holds has a slot; otherwise queue-size, or
+ * PFC_LOSSY_QUEUE_SLOTS. */
+static uint32_t
+pfc_class_slots(const struct pfc_config *cfg, int tc)
+{
+    if (pfc_tcs_prios(cfg->prio_to_tc, 1u << tc) & cfg->enabled) {
+        return PFC_BUF_CELLS_MAX;
+    }
+    return cfg->queue_size ? cfg->queue_size : PFC_LOSSY_QUEUE_SLOTS;
+}
+
 /* Gives 'pfc' 'n' tx queues, moving what the old ones hold, tx queue i into
  * tx queue i % n: the packets of a flow all come from one tx queue, so they
  * stay in order.  Only for a QoS object that no transmit thread uses: one
@@ -1101,7 +1101,7 @@ pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
     for (int i = 0; i < n; i++) {
         rte_spinlock_init(&txq[i].lock);
         for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            pfc_holdq_init(&txq[i].q[tc], pfc->cfg.queue_size);
+            pfc_holdq_init(&txq[i].q[tc], pfc_class_slots(&pfc->cfg, tc));
         }
     }
     for (int i = 0; i < pfc->n_txq; i++) {
@@ -1167,9 +1167,12 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
+            atomic_store_relaxed(&port->buf_pub, 0);
+            atomic_store_relaxed(&port->buf_reserved, 0);
             pfc_dcbx_stop__(port);
         }
         rte_spinlock_unlock(&port->lock);
+        pfc_pool_resize();
     }
     memset(&sum, 0, sizeof sum);
     for (int i = 0; i < pfc->n_txq; i++) {
@@ -1698,18 +1701,27 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
     if (OVS_UNLIKELY(lldp_due)) {
         return true;
     }
+
+    uint64_t free = UINT64_MAX;
+
     for (uint32_t en = pfc->xparams.enabled; en; en &= en - 1) {
         int n = raw_ctz(en);
         bool in_force = asserted & (1u << n);
-        uint64_t bytes, pkts;
+        struct pfc_buf_pg g;
 
-        atomic_read_relaxed(&port->occ_bytes[n], &bytes);
-        atomic_read_relaxed(&port->occ_pkts[n], &pkts);
+        pfc_port_pg(port, n, &g);
+        if (!in_force && !g.shared && !g.headroom
+            && g.bytes < pfc->xparams.pg.xoff_bytes) {
+            continue;           /* Nothing held: nothing due. */
+        }
         if (in_force && !*now) {
             *now = rte_get_tsc_cycles();
         }
-        if (pfc_xoff_action(&pfc->xparams, in_force, bytes, pkts,
-                            port->xoff.refresh_at[n], *now)
+        if (free == UINT64_MAX) {
+            free = pfc_pool_free();
+        }
+        if (pfc_buf_xoff_action(&pfc->xparams.pg, &g, free, in_force,
+                                port->xoff.refresh_at[n], *now)
             != PFC_XOFF_NONE) {
             return true;
         }
@@ -1727,25 +1739,22 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                uint64_t now)
 {
     struct pfc_port *port = pfc->port;
-    uint64_t bytes[PFC_N_PRIOS] = { 0 };
-    uint64_t pkts[PFC_N_PRIOS] = { 0 };
+    struct pfc_buf_pg pg[PFC_N_PRIOS];
     struct pfc_frame frame;
     struct rte_mbuf *m = NULL;
     struct eth_addr mac;
     bool due;
 
+    uint64_t free;
+
     if (!pfc_control_pending(pfc, &now)) {
         return;
     }
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        if (pfc->xparams.enabled & (1u << n)) {
-            atomic_read_relaxed(&port->occ_bytes[n], &bytes[n]);
-            atomic_read_relaxed(&port->occ_pkts[n], &pkts[n]);
-        }
-    }
+    pfc_port_pgs(port, pg);
+    free = pfc_pool_free();
 
     rte_spinlock_lock(&port->lock);
-    due = pfc_xoff_run(&port->xoff, &pfc->xparams, bytes, pkts, now, &frame);
+    due = pfc_xoff_run(&port->xoff, &pfc->xparams, pg, free, now, &frame);
     mac = port->mac;
     rte_spinlock_unlock(&port->lock);
     if (!due) {
@@ -2241,49 +2250,25 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     }
 }
 
-/* Adds one packet of 'len' bytes and priority 'prio' to the ingress buffer
- * occupancy of port 'in'. */
-static void
-pfc_occupy(struct pfc_port *in, int prio, uint32_t len, uint64_t now)
-{
-    uint64_t bytes, pkts;
-
-    atomic_add_relaxed(&in->occ_bytes[prio], len, &bytes);
-    atomic_add_relaxed(&in->occ_pkts[prio], 1, &pkts);
-#ifdef HAVE_USDT_PROBES
-    uint64_t xoff_bytes, xoff_pkts;
-
-    atomic_read_relaxed(&in->xoff_bytes_pub, &xoff_bytes);
-    atomic_read_relaxed(&in->xoff_pkts_pub, &xoff_pkts);
-    if ((bytes < xoff_bytes && bytes + len >= xoff_bytes)
-        || (pkts < xoff_pkts && pkts + 1 >= xoff_pkts)) {
-        /* Reported by the probe "tx_frame" of the XOFF that follows, so
-         * that no probe runs between the two. */
-        atomic_store_relaxed(&in->xoff_crossed[prio], now);
-    }
-#else
-    (void) now;
-#endif
-}
-
 /* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
- * 't' for its class, and adds it to the occupancy of its ingress port.
- * Returns false, without taking 'm', if that queue is full. */
+ * 't' for its class, if the buffer admits it (pfc_buf_hold()): charged to
+ * its ingress priority group, or as lossy.  '*free' caches the shared
+ * pool's free cells for the batch (UINT64_MAX: not read yet).  Returns
+ * false, without taking 'm', if admission drops it. */
 static inline bool
 pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
-         int prio, uint64_t now)
+         int prio, uint64_t now, uint64_t *free)
 {
     int tc = pfc->cfg.prio_to_tc[prio];
     struct pfc_holdq *q = &t->q[tc];
+    enum pfc_buf_verdict v;
     struct pfc_held h;
 
-    if (q->n >= q->cap) {
-        return false;           /* Full: the caller drops 'm'. */
-    }
     h.pkt = m;
     h.len = rte_pktmbuf_pkt_len(m);
     h.prio = prio;
     h.in_port = UINT16_MAX;
+    h.lossy = true;
     if (m->port < PFC_N_PORTS) {
         bool active;
 
@@ -2292,13 +2277,24 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
             h.in_port = m->port;
         }
     }
-    if (!pfc_holdq_push(q, &h)) {
-        return false;
+    if (*free == UINT64_MAX) {
+        *free = pfc_pool_free();
     }
+    v = pfc_buf_hold(pfc, t, q, &h, *free);
+    if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
+        return false;           /* The caller drops 'm'. */
+    }
+    ovs_assert(pfc_holdq_append(q, &h));
     t->nonempty |= 1u << tc;
-    if (h.in_port != UINT16_MAX) {
-        pfc_occupy(&pfc_ports[h.in_port], prio, h.len, now);
+#ifdef HAVE_USDT_PROBES
+    if (v == PFC_BUF_HEADROOM && h.in_port != UINT16_MAX) {
+        /* Reported by the probe "tx_frame" of the XOFF that follows, so
+         * that no probe runs between the two. */
+        atomic_store_relaxed(&pfc_ports[h.in_port].xoff_crossed[prio], now);
     }
+#else
+    (void) now;
+#endif
     pfc_txq_count_held(t, &h, 1);
     if (!t->n_held++) {
         pfc_note_holding(pfc, t);
@@ -2371,6 +2367,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     bool vhost = pfc_port_is_vhost(pfc->port);
     uint8_t lossy_refused;
     unsigned int n_free = 0;
+    uint64_t free = UINT64_MAX;
     uint64_t now, gen;
     uint8_t blocked;
 
@@ -2430,7 +2427,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                     wd_fwd[prio] += (wd_ignored >> prio) & 1;
                 }
                 pkts[kept++] = m;
-            } else if (pfc_hold(pfc, t, m, prio, now)) {
+            } else if (pfc_hold(pfc, t, m, prio, now, &free)) {
                 held++;
             } else {
                 if (n_free < ARRAY_SIZE(to_free)) {
@@ -2485,7 +2482,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             /* Counted as forwarded above, but not sent now: if it is held,
              * pfc_drain() counts it when it leaves. */
             wd_fwd[prio] -= (t->wd_ignored >> prio) & 1;
-            if (pfc_hold(pfc, t, m, prio, now)) {
+            if (pfc_hold(pfc, t, m, prio, now, &free)) {
                 held++;
                 n_tx_full++;
             } else {
@@ -2627,7 +2624,7 @@ netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid)
 bool
 netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
 {
-    uint64_t bytes[PFC_N_PRIOS] = { 0 }, pkts[PFC_N_PRIOS] = { 0 };
+    struct pfc_buf_pg pg[PFC_N_PRIOS];
     struct pfc_port *port = pfc->port;
     uint8_t old, next;
 
@@ -2635,13 +2632,13 @@ netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
         return false;
     }
     atomic_read_relaxed(&port->bp_stopped, &old);
+    memset(pg, 0, sizeof pg);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         if ((pfc->xparams.enabled | old) >> n & 1) {
-            atomic_read_relaxed(&port->occ_bytes[n], &bytes[n]);
-            atomic_read_relaxed(&port->occ_pkts[n], &pkts[n]);
+            pfc_port_pg(port, n, &pg[n]);
         }
     }
-    next = pfc_backpressure_next(&pfc->xparams, old, bytes, pkts);
+    next = pfc_backpressure_next(&pfc->xparams, old, pg, pfc_pool_free());
     if (OVS_UNLIKELY(next != old)) {
         uint64_t now = rte_get_tsc_cycles();
 
@@ -2824,14 +2821,15 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     /* The XON for every XOFF in force: decided under port->lock, sent
      * outside it. */
     struct pfc_xoff_params none = pfc->xparams;
-    uint64_t zero[PFC_N_PRIOS] = { 0 };
+    struct pfc_buf_pg zero[PFC_N_PRIOS];
     struct rte_mbuf *m = NULL;
     struct pfc_frame frame;
     bool due;
 
     none.enabled = 0;
+    memset(zero, 0, sizeof zero);
     rte_spinlock_lock(&port->lock);
-    due = pfc_xoff_run(&port->xoff, &none, zero, zero, 0, &frame);
+    due = pfc_xoff_run(&port->xoff, &none, zero, 0, 0, &frame);
     rte_spinlock_unlock(&port->lock);
     m = due && mp ? rte_pktmbuf_alloc(mp) : NULL;
     if (m) {

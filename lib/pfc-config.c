@@ -27,6 +27,7 @@
 
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
+#include "pfc-buffer.h"
 #include "pfc-headroom.h"
 #include "smap.h"
 #include "util.h"
@@ -108,6 +109,29 @@ parse_range(const struct smap *details, const char *key, uint64_t min,
                           key, s, min, max, unit);
         return EINVAL;
     }
+    return 0;
+}
+
+/* Parses the dynamic_th key 'key' (alpha = 2^value, lib/pfc-buffer.h) into
+ '*value', or 'def' if it is not set. */
+static int
+parse_dyn_th(const struct smap *details, const char *key, int def,
+             int8_t *value, char **errp)
+{
+    const char *s = smap_get(details, key);
+    int v;
+
+    if (!s) {
+        *value = def;
+        return 0;
+    }
+    if (!str_to_int(s, 10, &v) || v < PFC_DYN_TH_MIN || v > PFC_DYN_TH_MAX) {
+        *errp = xasprintf("other_config:%s=\"%s\" is invalid: must be an "
+                          "integer from %d to %d (alpha = 2^%s)", key, s,
+                          PFC_DYN_TH_MIN, PFC_DYN_TH_MAX, key);
+        return EINVAL;
+    }
+    *value = v;
     return 0;
 }
 
@@ -229,6 +253,7 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         "headroom-model", "xon-hysteresis", "tx-ring-size", "mac-control",
         "watchdog-detection-time", "watchdog-restoration-time",
         "watchdog-action", "dcbx", "dcbx-willing", "lldp-tx-interval",
+        "dynamic-th", "egress-dynamic-th", "lossy-dynamic-th",
     };
     struct smap_node *node;
     uint64_t value;
@@ -253,7 +278,9 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
                               "tx-ring-size, mac-control, "
                               "watchdog-detection-time, "
                               "watchdog-restoration-time, watchdog-action, "
-                              "dcbx, dcbx-willing, lldp-tx-interval)",
+                              "dcbx, dcbx-willing, lldp-tx-interval, "
+                              "dynamic-th, egress-dynamic-th, "
+                              "lossy-dynamic-th)",
                               node->key);
             return EINVAL;
         }
@@ -295,7 +322,19 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     if (error) {
         return error;
     }
-    cfg->queue_size = found ? value : PFC_QUEUE_SIZE_DEFAULT;
+    cfg->queue_size = found ? value : 0;
+
+    error = parse_dyn_th(details, "dynamic-th", PFC_DYN_TH_DEFAULT,
+                         &cfg->dyn_th, errp);
+    error = error ? error : parse_dyn_th(details, "egress-dynamic-th",
+                                         PFC_EGRESS_DYN_TH_DEFAULT,
+                                         &cfg->egress_dyn_th, errp);
+    error = error ? error : parse_dyn_th(details, "lossy-dynamic-th",
+                                         PFC_LOSSY_DYN_TH_DEFAULT,
+                                         &cfg->lossy_dyn_th, errp);
+    if (error) {
+        return error;
+    }
 
     error = parse_range(details, "pause-quanta", 1, PFC_MAX_QUANTA,
                         "pause quanta", false, &value, &found, errp);
@@ -510,7 +549,12 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     pfc_format_prios(&d, cfg->admin);
     smap_add(details, "pfc-enable", ds_cstr(&d));
     ds_destroy(&d);
-    smap_add_format(details, "queue-size", "%"PRIu32, cfg->queue_size);
+    if (cfg->queue_size) {
+        smap_add_format(details, "queue-size", "%"PRIu32, cfg->queue_size);
+    }
+    smap_add_format(details, "dynamic-th", "%d", cfg->dyn_th);
+    smap_add_format(details, "egress-dynamic-th", "%d", cfg->egress_dyn_th);
+    smap_add_format(details, "lossy-dynamic-th", "%d", cfg->lossy_dyn_th);
     smap_add_format(details, "pause-quanta", "%"PRIu16, cfg->pause_quanta);
     smap_add_format(details, "default-priority", "%d",
                     cfg->default_priority);
@@ -571,6 +615,9 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->xon_default == b->xon_default
             && a->pause_quanta == b->pause_quanta
             && a->queue_size == b->queue_size
+            && a->dyn_th == b->dyn_th
+            && a->egress_dyn_th == b->egress_dyn_th
+            && a->lossy_dyn_th == b->lossy_dyn_th
             && a->default_priority == b->default_priority
             && a->link_speed == b->link_speed
             && a->tx_ring_size == b->tx_ring_size

@@ -343,66 +343,6 @@ pfc_xoff_init(struct pfc_xoff *x)
     memset(x, 0, sizeof *x);
 }
 
-/* Decides, at tick 'now', whether this port must send a PFC frame to its
- * link partner, given occ[n] and occ_pkts[n], the bytes and packets of
- * priority n that arrived on this port and that the switch still holds.  For
- * each enabled priority n:
- *
- *   - XOFF (time[n] = pause_quanta) when occ[n] reaches xoff_threshold or
- *     occ_pkts[n] reaches xoff_pkts;
- *   - the same XOFF again while the occupancy stays above XON, half a pause
- *     after the previous one, before the partner's timer runs out;
- *   - XON (time[n] = 0) when occ[n] falls to xon_threshold and
- *     occ_pkts[n] to xon_pkts.
- *
- * Priorities not enabled are never paused by a frame (seed 000 5).  An XOFF
- * in force for a priority that is no longer enabled (a reconfiguration, or
- * 'params->enabled' 0 when PFC is removed from the port) is ended with an XON
- * in the next frame, rather than left to run out at the partner: up to
- * 65535 quanta, 3.4 s at 10 Mb/s.  That XON is the one frame that names a
- * priority not enabled; it only withdraws this port's own request.
- *
- * Returns true, with the frame to send in '*frame', if a frame is due.  The
- * caller must send it: the state already assumes it was sent. */
-bool
-pfc_xoff_run(struct pfc_xoff *x, const struct pfc_xoff_params *params,
-             const uint64_t occ[PFC_N_PRIOS],
-             const uint64_t occ_pkts[PFC_N_PRIOS], uint64_t now,
-             struct pfc_frame *frame)
-{
-    uint64_t pause = pfc_quanta_to_ticks(&params->tb, params->pause_quanta);
-
-    memset(frame, 0, sizeof *frame);
-    frame->enable = x->asserted & ~params->enabled;   /* time[n] = 0. */
-    x->asserted &= params->enabled;
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        uint8_t bit = 1u << n;
-
-        if (!(params->enabled & bit)) {
-            continue;
-        }
-        switch (pfc_xoff_action(params, x->asserted & bit, occ[n],
-                                occ_pkts[n], x->refresh_at[n], now)) {
-        case PFC_XOFF_XON:
-            x->asserted &= ~bit;
-            frame->enable |= bit;
-            frame->time[n] = 0;
-            break;
-        case PFC_XOFF_START:
-        case PFC_XOFF_REFRESH:
-            x->asserted |= bit;
-            frame->enable |= bit;
-            frame->time[n] = params->pause_quanta;
-            x->refresh_at[n] = now + MAX(pause / 2, 1);
-            break;
-        case PFC_XOFF_NONE:
-        default:
-            break;
-        }
-    }
-    return frame->enable != 0;
-}
-
 /* Initializes 'q' as an empty queue that accepts 'limit' packets (>= 1). */
 void
 pfc_holdq_init(struct pfc_holdq *q, uint32_t limit)
@@ -411,6 +351,7 @@ pfc_holdq_init(struct pfc_holdq *q, uint32_t limit)
     q->cap = q->limit = limit;
     q->head = 0;
     q->n = 0;
+    q->n_lossy = 0;
 }
 
 /* Makes room in the ring of 'q' for at least 'n' packets, keeping those it
@@ -451,6 +392,7 @@ pfc_holdq_append(struct pfc_holdq *q, const struct pfc_held *h)
     }
     q->ring[tail] = *h;
     q->n++;
+    q->n_lossy += h->lossy;
     return true;
 }
 
@@ -486,6 +428,11 @@ void
 pfc_holdq_pop(struct pfc_holdq *q, uint32_t n)
 {
     ovs_assert(n <= q->n);
+    if (q->n_lossy) {
+        for (uint32_t i = 0; i < n; i++) {
+            q->n_lossy -= pfc_holdq_peek(q, i)->lossy;
+        }
+    }
     q->head += n;
     if (q->head >= q->cap) {
         q->head -= q->cap;
@@ -764,83 +711,6 @@ pfc_wd_run(struct pfc_wd *wd, const struct pfc_wd_params *params,
     *detectedp = detected;
     *restoredp = restored;
     return wd->stormed;
-}
-
-/* Computes the thresholds of a port configured by 'cfg' whose datapath can
- * hold what 'limits' says.
- *
- * With xoff-threshold, the thresholds are cfg's, in bytes.  Without it they
- * are derived in packets, because in this switch a packet takes one mbuf and
- * one class queue slot whatever its size (as a packet takes whole cells in
- * the Nexus example of seed 003):
- *
- *   available = min(queue-size, limits->mbufs)
- *   headroom  = packets that may still arrive after XOFF is decided, from
- *               the headroom model (lib/pfc-headroom.c) at the link speed,
- *               over cable-length, with MTU[S] = MTU[R] = limits->max_frame,
- *               counting every 64-byte frame as one mbuf
- *   XOFF      = available - headroom
- *   XON       = XOFF - xon-hysteresis (default XOFF / 2)
- *
- * Returns 0, or EINVAL with a message in '*errp' naming the numbers (needed
- * against available) and what to change, when the headroom does not fit. */
-int
-pfc_derive_thresholds(const struct pfc_config *cfg,
-                      const struct pfc_port_limits *limits,
-                      struct pfc_thresholds *t, char **errp)
-{
-    struct pfc_headroom_input in;
-    struct pfc_headroom_result r;
-    uint64_t hyst;
-    int error;
-
-    *errp = NULL;
-    memset(t, 0, sizeof *t);
-    t->avail_pkts = MIN(cfg->queue_size, limits->mbufs);
-    if (cfg->xoff_threshold) {
-        t->xoff_bytes = cfg->xoff_threshold;
-        t->xon_bytes = cfg->xon_threshold;
-        t->xoff_pkts = t->xon_pkts = UINT64_MAX;
-        return 0;
-    }
-
-    pfc_headroom_input_init(&in, cfg->headroom_model);
-    in.speed = limits->link_speed;
-    in.cable_length = cfg->cable_length;
-    in.class_mtu = in.port_mtu = MAX(limits->max_frame, PFC_HEADROOM_MTU_MIN);
-    in.granularity = PFC_HEADROOM_MBUF;
-    in.cell_size = MAX(limits->mbuf_size, 1);
-    in.min_frame = 64;
-    error = pfc_headroom_compute(&in, &r);
-    if (error) {
-        *errp = xasprintf("cannot compute the headroom for link speed "
-                          "%"PRIu64" bit/s, cable-length %"PRIu32" m and "
-                          "%"PRIu32"-byte frames", limits->link_speed,
-                          cfg->cable_length, limits->max_frame);
-        return error;
-    }
-
-    t->derived = true;
-    t->headroom_bits = r.bits;
-    t->headroom_pkts = r.cells;
-    if (t->headroom_pkts >= t->avail_pkts) {
-        *errp = xasprintf("headroom does not fit: %s over cable-length "
-                          "%"PRIu32" m at %"PRIu64" bit/s needs %"PRIu64
-                          " packets (%"PRIu64" bit times) but the port can "
-                          "hold only %"PRIu64" (queue-size %"PRIu32", "
-                          "mempool %"PRIu64"): shorten cable-length, raise "
-                          "queue-size, or set xoff-threshold",
-                          pfc_headroom_model_name(cfg->headroom_model),
-                          cfg->cable_length, limits->link_speed,
-                          t->headroom_pkts, t->headroom_bits, t->avail_pkts,
-                          cfg->queue_size, limits->mbufs);
-        return EINVAL;
-    }
-    t->xoff_pkts = t->avail_pkts - t->headroom_pkts;
-    hyst = cfg->xon_hysteresis ? cfg->xon_hysteresis : t->xoff_pkts / 2;
-    t->xon_pkts = t->xoff_pkts > hyst ? t->xoff_pkts - hyst : 0;
-    t->xoff_bytes = t->xon_bytes = UINT64_MAX;
-    return 0;
 }
 
 /* Returns the worst case, in bit times, of what a port still sends after its

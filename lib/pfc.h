@@ -227,28 +227,9 @@ uint8_t pfc_tcs_prios(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t tcs);
 uint8_t pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS],
                         uint8_t paused);
 
-/* Transmit side: decides when this port must send XOFF and XON to its link
- * partner, from the bytes the switch holds that arrived on this port. */
-struct pfc_xoff_params {
-    uint8_t enabled;            /* Bit n: priority n is lossless (pfc-enable).
-                                 * No XOFF ever names a priority not enabled
-                                 * (seed 000 5); only the XON that ends this
-                                 * port's own XOFF for a priority no longer
-                                 * enabled does (pfc_xoff_run()). */
-    uint64_t xoff_threshold;    /* Bytes: XOFF once the byte occupancy reaches
-                                 * it.  UINT64_MAX for no byte limit. */
-    uint64_t xon_threshold;     /* Bytes, < xoff_threshold: XON (time 0) once
-                                 * the byte occupancy is at most this and the
-                                 * packet occupancy at most xon_pkts. */
-    uint64_t xoff_pkts;         /* Packets (mbufs): XOFF once the packet
-                                 * occupancy reaches it.  UINT64_MAX for no
-                                 * packet limit. */
-    uint64_t xon_pkts;          /* Packets, < xoff_pkts (UINT64_MAX when
-                                 * xoff_pkts is). */
-    uint16_t pause_quanta;      /* time[n] in XOFF frames, 1..65535. */
-    struct pfc_timebase tb;     /* Converts pause_quanta to ticks. */
-};
-
+/* Transmit side: the XOFF state of a port towards its link partner.  When
+ * XOFF and XON are due is decided by the shared-buffer traffic manager
+ * (lib/pfc-buffer.h, pfc_xoff_run()). */
 struct pfc_xoff {
     uint8_t asserted;                   /* Bit n: XOFF is in force for
                                          * priority n at the partner. */
@@ -267,67 +248,7 @@ enum pfc_xoff_action {
     PFC_XOFF_XON,               /* XON (time 0): the occupancy fell to XON. */
 };
 
-/* Returns what pfc_xoff_run() does at tick 'now' for an enabled priority
- * whose ingress buffer occupancy is 'occ' bytes and 'occ_pkts' packets, for
- * which XOFF is in force at the partner if 'asserted', and is due again at
- * tick 'refresh_at' (read only if 'asserted').  Pure and cheap: transmit
- * paths call it, with racy reads of the occupancy, to skip pfc_xoff_run()
- * and its lock while no frame can be due. */
-static inline enum pfc_xoff_action
-pfc_xoff_action(const struct pfc_xoff_params *params, bool asserted,
-                uint64_t occ, uint64_t occ_pkts, uint64_t refresh_at,
-                uint64_t now)
-{
-    if (asserted) {
-        if (occ <= params->xon_threshold
-            && occ_pkts <= params->xon_pkts) {
-            return PFC_XOFF_XON;
-        }
-        return now >= refresh_at ? PFC_XOFF_REFRESH : PFC_XOFF_NONE;
-    }
-    return (occ >= params->xoff_threshold
-            || occ_pkts >= params->xoff_pkts
-            ? PFC_XOFF_START : PFC_XOFF_NONE);
-}
-
 void pfc_xoff_init(struct pfc_xoff *);
-bool pfc_xoff_run(struct pfc_xoff *, const struct pfc_xoff_params *,
-                  const uint64_t occ[PFC_N_PRIOS],
-                  const uint64_t occ_pkts[PFC_N_PRIOS], uint64_t now,
-                  struct pfc_frame *frame);
-
-/* Backpressure of a port that has no MAC, such as a vhost-user port: it
- * sends no PFC frame.  Instead, while the ingress buffer occupancy of one of
- * its enabled priorities is over XOFF, the switch stops reading what the
- * port's peer (a guest) sends, and the peer's own transmit ring fills.  The
- * same thresholds and hysteresis as pfc_xoff_action() apply, without the
- * refresh: a stop lasts until the occupancy of every stopped priority falls
- * to XON, whatever the time.
- *
- * Returns the priorities that stop the port, given those that 'stopped' it
- * so far (one bit per priority), and the occupancy per priority in 'occ'
- * (bytes) and 'occ_pkts' (packets).  A priority not in params->enabled never
- * stops it: a priority dropped from pfc-enable resumes at once.  Pure. */
-static inline uint8_t
-pfc_backpressure_next(const struct pfc_xoff_params *params, uint8_t stopped,
-                      const uint64_t occ[PFC_N_PRIOS],
-                      const uint64_t occ_pkts[PFC_N_PRIOS])
-{
-    uint8_t next = 0;
-
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        bool was = (stopped >> n) & 1;
-
-        if (!((params->enabled >> n) & 1)) {
-            continue;
-        }
-        if (pfc_xoff_action(params, was, occ[n], occ_pkts[n], UINT64_MAX, 0)
-            == (was ? PFC_XOFF_NONE : PFC_XOFF_START)) {
-            next |= 1u << n;
-        }
-    }
-    return next;
-}
 
 /* A packet held in a traffic class queue: it waits to be handed to the NIC
  * because its class is paused, has older packets waiting, or the tx ring
@@ -339,6 +260,9 @@ struct pfc_held {
     uint16_t in_port;           /* Ingress port whose occupancy it adds
                                  * to, or UINT16_MAX for none. */
     uint8_t prio;               /* 802.1p priority, 0..7. */
+    bool lossy;                 /* Admitted as lossy (lib/pfc-buffer.h):
+                                 * charged to the shared pool and to no
+                                 * priority group. */
 };
 
 /* A traffic class queue: a bounded FIFO of held packets, one per traffic
@@ -352,6 +276,7 @@ struct pfc_holdq {
                                  * (pfc_holdq_append()). */
     uint32_t head;              /* Index of the oldest packet. */
     uint32_t n;                 /* Packets held, 0..cap. */
+    uint32_t n_lossy;           /* Of which admitted as lossy. */
 };
 
 void pfc_holdq_init(struct pfc_holdq *, uint32_t cap);
@@ -557,8 +482,19 @@ struct pfc_config {
                                  * are taken to reach this switch without
                                  * asking the NIC (default "auto": see
                                  * pfc_mac_control_decide()). */
-    uint32_t queue_size;        /* queue-size: packets held per traffic
-                                 * class, 1..65536 (default 1024). */
+    uint32_t queue_size;        /* queue-size: static bound on the cells
+                                 * one traffic class queue holds,
+                                 * 1..65536, or 0 (default) for the
+                                 * dynamic share (lib/pfc-buffer.h). */
+    int8_t dyn_th;              /* dynamic-th: alpha of this port's
+                                 * lossless priority groups,
+                                 * PFC_DYN_TH_MIN..MAX (default 0). */
+    int8_t egress_dyn_th;       /* egress-dynamic-th: alpha of the share
+                                 * of one of its traffic class queues
+                                 * (default 1). */
+    int8_t lossy_dyn_th;        /* lossy-dynamic-th: alpha of the lossy
+                                 * cells one of its traffic class queues
+                                 * holds (default -1). */
     uint8_t default_priority;   /* default-priority of untagged packets,
                                  * 0..7 (default 0). */
     uint64_t link_speed;        /* link-speed override in bit/s, 0 for the
@@ -588,7 +524,10 @@ struct pfc_config {
     enum pfc_wd_action wd_action; /* watchdog-action (default drop). */
 };
 
-#define PFC_QUEUE_SIZE_DEFAULT 1024
+/* Slots of the traffic class queue of a class that no enabled priority
+ * maps to, without queue-size: lossy classes hold only what a full tx ring
+ * refuses. */
+#define PFC_LOSSY_QUEUE_SLOTS 1024
 #define PFC_QUEUE_SIZE_MAX 65536
 #define PFC_XOFF_MIN 64
 #define PFC_XOFF_MAX UINT32_MAX
@@ -631,36 +570,6 @@ void pfc_config_to_smap(const struct pfc_config *, struct smap *);
 bool pfc_config_equal(const struct pfc_config *, const struct pfc_config *);
 void pfc_format_prios(struct ds *, uint8_t prios);
 const char *pfc_tx_ring_size_name(uint32_t size, struct ds *);
-
-/* What a port can hold, from the datapath, for pfc_derive_thresholds(). */
-struct pfc_port_limits {
-    uint64_t link_speed;        /* bit/s, > 0. */
-    uint32_t max_frame;         /* Largest frame, bytes, DA to FCS with one
-                                 * 802.1Q tag: MTU + 22. */
-    uint64_t mbufs;             /* mbufs of the port's mempool that may be
-                                 * held: its size minus what the rx rings
-                                 * keep.  UINT64_MAX if unknown. */
-    uint32_t mbuf_size;         /* Bytes of data per mbuf. */
-};
-
-/* The thresholds in force on a port (pfc_derive_thresholds()). */
-struct pfc_thresholds {
-    bool derived;               /* True: packet thresholds derived from the
-                                 * headroom; false: byte thresholds from
-                                 * xoff-threshold and xon-threshold. */
-    uint64_t xoff_bytes;        /* Bytes, or UINT64_MAX when derived. */
-    uint64_t xon_bytes;         /* Bytes, or UINT64_MAX when derived. */
-    uint64_t xoff_pkts;         /* Packets, or UINT64_MAX when not derived. */
-    uint64_t xon_pkts;          /* Packets, or UINT64_MAX when not derived. */
-    uint64_t avail_pkts;        /* Packets the port can hold per class:
-                                 * min(queue-size, limits->mbufs). */
-    uint64_t headroom_bits;     /* Headroom, bit times (0 if not derived). */
-    uint64_t headroom_pkts;     /* Headroom, mbufs (0 if not derived). */
-};
-
-int pfc_derive_thresholds(const struct pfc_config *,
-                          const struct pfc_port_limits *,
-                          struct pfc_thresholds *, char **errp);
 
 /* The rule that ends a pause on a software port (seed 000 4.4, pause
  * timers; the poll condition is this switch's own).  A received PFC frame

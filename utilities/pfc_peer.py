@@ -39,14 +39,17 @@ Subcommands (see --help of each):
   recv        record arriving frames; SIGUSR1 writes a snapshot, SIGTERM ends
   check       check a recv record: exactly once, in order, none, ...
   decode      print the MAC Control frames of a recv record
-  scenario    a whole traffic scenario across two ports, timed in one process
+  scenario    a whole traffic scenario across two ports (incast: across
+              several senders and B), timed against one clock
   selftest    offline checks of the frame builders (no network needed)
 """
 
 import argparse
 import ctypes
 import json
+import multiprocessing
 import os
+import queue
 import select
 import signal
 import socket
@@ -54,6 +57,7 @@ import struct
 import sys
 import threading
 import time
+import traceback
 
 PFC_DA = "01:80:c2:00:00:01"
 ETH_MAC_CONTROL = 0x8808
@@ -71,6 +75,9 @@ QUANTUM_BITS = 512
 MAC_A = "02:00:00:00:0a:01"     # Host in namespace A.
 MAC_B = "02:00:00:00:0b:01"     # Host in namespace B.
 MAC_C = "02:00:00:00:0c:01"     # Host in namespace C (a guest).
+MAC_D = "02:00:00:00:0d:01"     # Hosts in namespaces D and E (incast).
+MAC_E = "02:00:00:00:0e:01"
+HOST_MACS = {"A": MAC_A, "B": MAC_B, "C": MAC_C, "D": MAC_D, "E": MAC_E}
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -83,6 +90,7 @@ SO_RCVBUFFORCE = 33
 SO_SNDBUFFORCE = 32
 SO_TIMESTAMPNS = 35
 CLONE_NEWNET = 0x40000000
+PR_SET_PDEATHSIG = 1
 AUXDATA = struct.Struct("=IIIHHHH")
 
 _scapy = None
@@ -1177,6 +1185,379 @@ def sc_multiflow(args):
     return lab.finish()
 
 
+def parse_sender(spec):
+    """'NAME=[NETNS:]IFACE[@MAC]' -> (NAME, '[NETNS:]IFACE', MAC).  MAC
+    defaults to the host's of HOST_MACS (A, C, D, E)."""
+    name, eq, rest = spec.partition("=")
+    port, at, mac = rest.partition("@")
+    if not eq or not name or not port:
+        raise argparse.ArgumentTypeError(
+            "sender %r: expected NAME=[NETNS:]IFACE[@MAC]" % spec)
+    if not at:
+        mac = HOST_MACS.get(name.upper())
+        if mac is None:
+            raise argparse.ArgumentTypeError(
+                "sender %r: no known MAC for host %s, give NAME=PORT@MAC"
+                % (spec, name))
+    mac = mac.lower()
+    if len(mac.split(":")) != 6:
+        raise argparse.ArgumentTypeError("sender %r: bad MAC %r"
+                                         % (spec, mac))
+    return name, port, mac
+
+
+def _incast_sender(cfg, go, stop, results):
+    """One sender of sc_incast, in a process of its own.  Opens its port,
+    honours the PFC frames that arrive there (a Recorder feeding a
+    PauseState), and, from 'go' until 'stop', sends its priority-3 and
+    priority-0 streams to B, each from a thread of its own so that a paused
+    priority stops only itself, as in a NIC.  Puts ("ready", name, None),
+    then ("done", name, figures) or ("error", name, traceback) on
+    'results'."""
+    name = cfg["name"]
+    # Dies with the scenario (a test's cleanup stops the scenario by PID,
+    # and timeout(1) --foreground stops no grandchild).
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != cfg["ppid"]:
+        os._exit(1)
+    try:
+        port = Port(cfg["port"])
+        pause = PauseState(cfg["speed"], ignore_src=MAC_B)
+        rec = Recorder(port, pause.on_frame)
+        rec.start()
+        streams = [(cfg["p3"], 3, True), (cfg["p0"], 0, True)]
+        for sid, prio, tagged in streams:       # Warm the builders up.
+            DataStream(sid, prio, cfg["mac"], MAC_B, tagged, size=cfg["size"])
+        results.put(("ready", name, None))
+        if not go.wait(cfg["timeout"]):
+            raise RuntimeError("never told to start")
+        halt = threading.Event()
+        sent = {}
+        t_go = time.time()
+
+        def one(stream):
+            sent.update(send_streams(port, [stream], None, cfg["rate"],
+                                     size=cfg["size"], src=cfg["mac"],
+                                     dst=MAC_B, run=cfg["run"], pause=pause,
+                                     stop=halt))
+
+        ths = [threading.Thread(target=one, args=(st,), daemon=True)
+               for st in streams]
+        if not stop.is_set():
+            for th in ths:
+                th.start()
+        while not stop.wait(0.1):
+            if time.time() > t_go + cfg["timeout"]:
+                break
+        halt.set()
+        stuck = []
+        for th, st in zip(ths, streams):
+            if th.ident is not None:
+                # A thread paused by the switch ends once the pause does:
+                # at the switch's XON, or after 65535 quanta at most.
+                th.join(max(2.0, 3 * quanta_to_s(65535, cfg["speed"])))
+                if th.is_alive():
+                    stuck.append(st[0])
+        # The switch's XON after B's last XON may still be on its way.
+        time.sleep(0.3)
+        rec.stop()
+        snap = rec.snapshot()
+        pfc = [m for m in snap["macc"] if is_pfc(m)]
+        from_switch = [m for m in pfc if m["src"] != MAC_B]
+        xoff_t = [m["t"] for m in from_switch
+                  if m["enable"] & 0x08 and m["times"][3]]
+        with pause.lock:
+            xoff_rx, xon_rx = list(pause.xoff_rx), list(pause.xon_rx)
+        results.put(("done", name, {
+            "sent": {str(k): v for k, v in sent.items()},
+            "stuck": stuck,
+            "xoff_rx": xoff_rx, "xon_rx": xon_rx,
+            "ignored": pause.ignored,
+            "pfc_rx": len(from_switch),
+            "non_p3": sum(1 for m in from_switch if m["enable"] & ~0x08),
+            "other_macc": len(snap["macc"]) - len(pfc),
+            "data_rx": len(snap["data"]),
+            "first_xoff_s": (xoff_t[0] - t_go) if xoff_t else None,
+            "recorder_error": str(rec.error) if rec.error else None,
+        }))
+    except Exception:
+        results.put(("error", name, traceback.format_exc()))
+
+
+def sc_incast(args):
+    """Incast: several PFC-honouring senders into one paused egress.  Host
+    A (--a) and each --sender NAME=[NETNS:]IFACE[@MAC], the i-th of them
+    counting A as the first, send B two numbered streams, priority 3
+    (stream 10*i+3) and priority 0 (stream 10*i), each at --rate frames/s,
+    and honour the PFC frames that their switch port (link-speed --speed-a)
+    sends them, as a NIC would: a paused priority stops, resumes in order,
+    and leaves the other alone.  Each sender is a process of its own, so
+    that the senders share no GIL with each other nor with B; B's receiver
+    and pauser run in this process.  Meanwhile B pauses priority 3 at the
+    switch's port B --cycles times: XOFF of 65535 quanta (at --speed-b),
+    refreshed every 100 ms or a third of its time if shorter, for
+    --pause-ms, ended by XON, then --resume-ms of flow.  Checks at B, per
+    sender: p3 none lost, none reordered, none twice; p0 none lost.  At
+    each sender: the switch sent it at least one XOFF for p3, and none of
+    B's PFC frames reached it.  Facts: per sender what was sent, got and
+    received, for the caller to compare with the switch's counters."""
+    ck = Checker("incast")
+    senders = [("A", args.a, MAC_A)] + list(args.sender or [])
+    names = [x[0] for x in senders]
+    if len(set(names)) != len(names) or len(senders) > 25:
+        ck.ok(False, "senders have distinct names, at most 25: %s" % names)
+        return ck.finish(args.facts)
+    speed_s = parse_speed(args.speed_a)
+    speed_b = parse_speed(args.speed_b)
+    rate = args.rate
+    run_id = os.getpid() & 0xFFFF
+    total_s = args.cycles * (args.pause_ms + args.resume_ms) / 1e3
+    # Scapy is loaded (its first use takes ~0.2 s) before the fork, so
+    # that each sender inherits it; no thread runs in this process yet.
+    pfc_frame(0x08, 0)
+    DataStream(0, 0, MAC_A, MAC_B)
+    ctx = multiprocessing.get_context("fork")
+    go, stop = ctx.Event(), ctx.Event()
+    results = ctx.Queue()
+    procs, cfgs = {}, {}
+    for i, (name, port, mac) in enumerate(senders, 1):
+        cfgs[name] = dict(name=name, port=port, mac=mac, p3=10 * i + 3,
+                          p0=10 * i, rate=rate, size=args.size,
+                          speed=speed_s, run=run_id, ppid=os.getpid(),
+                          timeout=total_s + 60)
+    for name in names:
+        procs[name] = ctx.Process(target=_incast_sender, name="incast-"
+                                  + name, daemon=True,
+                                  args=(cfgs[name], go, stop, results))
+        procs[name].start()
+    rec_b = None
+    try:
+        return _sc_incast(args, ck, senders, cfgs, procs, go, stop,
+                          results, speed_b, total_s)
+    finally:
+        stop.set()
+        go.set()
+        for p in procs.values():
+            p.join(5)
+            if p.is_alive():
+                p.kill()
+                p.join(1)
+
+
+def _incast_collect(results, procs, kind, timeout):
+    """Waits up to 'timeout' s for a ("kind", name, x) message from every
+    sender in 'procs'; returns ({name: x}, {name: error})."""
+    got, errors = {}, {}
+    deadline = time.time() + timeout
+    while len(got) + len(errors) < len(procs):
+        left = deadline - time.time()
+        if left <= 0:
+            break
+        try:
+            k, name, x = results.get(timeout=min(left, 0.5))
+        except queue.Empty:
+            for name, p in procs.items():
+                if name not in got and name not in errors \
+                   and not p.is_alive():
+                    errors[name] = "process ended, status %s" % p.exitcode
+            continue
+        if k == "error":
+            errors[name] = x
+        elif k == kind:
+            got[name] = x
+    for name in procs:
+        if name not in got and name not in errors:
+            errors[name] = "no %r report within %.0f s" % (kind, timeout)
+    return got, errors
+
+
+def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
+               total_s):
+    names = [x[0] for x in senders]
+    rate = args.rate
+    ready, errors = _incast_collect(results, procs, "ready", 30)
+    for name, err in errors.items():
+        ck.log("sender %s: %s" % (name, err))
+    if not ck.ok(not errors, "all %d senders (%s) ready" % (
+            len(senders), ", ".join(names))):
+        return ck.finish(args.facts)
+    b = Port(args.b)
+    rec_b = Recorder(b)
+    rec_b.start()
+    pause_s = quanta_to_s(65535, speed_b)
+    refresh = min(0.1, pause_s / 3)
+    ck.log("%d senders (%s), each p3 and p0 at %g frames/s; B pauses p3 "
+           "%d times, %d ms every %d ms: XOFF 65535 quanta (%.1f ms at "
+           "%s) refreshed every %.1f ms, then XON"
+           % (len(senders), ", ".join("%s: streams %d, %d" % (
+               n, cfgs[n]["p3"], cfgs[n]["p0"]) for n in names), rate,
+              args.cycles, args.pause_ms, args.pause_ms + args.resume_ms,
+              pause_s * 1e3, args.speed_b, refresh * 1e3))
+    go.set()
+    time.sleep(0.3)
+    n_pfc = {"xoff": 0, "xon": 0}
+    xoff = pfc_frame(0x08, 65535, src=MAC_B)
+    xon = pfc_frame(0x08, 0, src=MAC_B)
+    episodes = []
+    max_gap = 0.0
+    for _ in range(args.cycles):
+        t_on = time.time()
+        t_end = t_on + args.pause_ms / 1e3
+        b.send(xoff)
+        n_pfc["xoff"] += 1
+        last = t_on
+        while True:
+            now = time.time()
+            if now >= t_end:
+                break
+            time.sleep(min(refresh - (now - last), t_end - now)
+                       if refresh > now - last else 0)
+            now = time.time()
+            if now < t_end and now - last >= refresh:
+                b.send(xoff)
+                n_pfc["xoff"] += 1
+                max_gap = max(max_gap, now - last)
+                last = now
+        b.send(xon)
+        n_pfc["xon"] += 1
+        t_off = time.time()
+        max_gap = max(max_gap, t_off - last)
+        episodes.append((t_on, t_off))
+        time.sleep(args.resume_ms / 1e3)
+    stop.set()
+    ck.log("B paused p3 %d times: %d XOFF, %d XON; longest gap between "
+           "two of B's PFC frames in a pause %.1f ms (a pause lasts %.1f ms)"
+           % (len(episodes), n_pfc["xoff"], n_pfc["xon"], max_gap * 1e3,
+              pause_s * 1e3))
+    if max_gap >= pause_s:
+        # This host was late, not the switch: a pause may have lapsed
+        # early, which no check below depends on.
+        ck.log("note: B's refresh came %.1f ms late: a pause may have "
+               "ended before its XON" % ((max_gap - pause_s) * 1e3))
+    done, errors = _incast_collect(results, procs, "done",
+                                   10 + 3 * pause_s)
+    for name, err in errors.items():
+        ck.log("sender %s: %s" % (name, err))
+    ck.ok(not errors, "all %d senders stopped and reported" % len(senders))
+    want = {}
+    for name in names:
+        sent = done.get(name, {}).get("sent", {})
+        for sid in (cfgs[name]["p3"], cfgs[name]["p0"]):
+            want[sid] = sent.get(str(sid), 0)
+
+    def arrived():
+        with rec_b.lock:
+            c = {}
+            for x in rec_b.data:
+                c[x[1]] = c.get(x[1], 0) + 1
+            return c
+
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        c = arrived()
+        if all(c.get(sid, 0) >= n for sid, n in want.items()):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    rec_b.stop()
+    ck.ok(rec_b.error is None, "B's receiver ran throughout (%s)"
+          % (rec_b.error or "no error"))
+    data = rec_b.snapshot()["data"]
+    seqs = {}
+    for x in data:
+        seqs.setdefault(x[1], []).append(x[4])
+    # How many p3 frames B got in the first 20 ms after each XON: the
+    # frames held at dpdk-b, at most queue-size plus what went to headroom
+    # (and a few sent after the switch resumed its senders).
+    p3_ids = {cfgs[n]["p3"] for n in names}
+    p3_t = sorted(x[0] for x in data if x[1] in p3_ids)
+    bursts, leaked = [], 0
+    for t_on, t_off in episodes:
+        bursts.append(sum(1 for t in p3_t if t_off <= t < t_off + 0.02))
+        leaked += sum(1 for t in p3_t if t_on + 0.02 <= t < t_off)
+    if bursts:
+        sb = sorted(bursts)
+        ck.log("p3 frames at B in the 20 ms after each XON: median %d, "
+               "min %d, max %d; during pauses: %d"
+               % (sb[len(sb) // 2], sb[0], sb[-1], leaked))
+    facts = {"senders": names, "cycles": len(episodes),
+             "b_xoff": n_pfc["xoff"], "b_xon": n_pfc["xon"],
+             "b_pfc": n_pfc["xoff"] + n_pfc["xon"],
+             "refresh_s": refresh, "max_refresh_gap_s": max_gap,
+             "xon_bursts": bursts, "p3_during_pauses": leaked,
+             "per_sender": {}}
+    min_sent = max(50, int(rate * total_s / 4))
+    for name in names:
+        cfg, r = cfgs[name], done.get(name)
+        if r is None:
+            ck.ok(False, "sender %s: figures (%s)"
+                  % (name, errors.get(name, "none").strip().splitlines()[-1]
+                     if errors.get(name) else "none"))
+            continue
+        s3, s0 = want[cfg["p3"]], want[cfg["p0"]]
+        g3, g0 = seqs.get(cfg["p3"], []), seqs.get(cfg["p0"], [])
+        r3, m3, d3 = flow_report(g3, s3)
+        r0, m0, d0 = flow_report(g0, s0)
+        x3, n3 = r["xoff_rx"][3], r["xon_rx"][3]
+        ck.log("sender %s (%s, %s): p3 stream %d sent %d, got %d: %d lost, "
+               "%d reordered, %d twice; p0 stream %d sent %d, got %d: %d "
+               "lost, %d reordered, %d twice; from the switch: %d XOFF and "
+               "%d XON for p3 (%d PFC frames, first XOFF %s); B's PFC "
+               "frames: %d"
+               % (name, cfg["port"], cfg["mac"], cfg["p3"], s3, len(g3), m3,
+                  r3, d3, cfg["p0"], s0, len(g0), m0, r0, d0, x3, n3,
+                  r["pfc_rx"], "%.2f s in" % r["first_xoff_s"]
+                  if r["first_xoff_s"] is not None else "never",
+                  r["ignored"]))
+        if m3 or r3 or d3:
+            ck.log("sender %s p3: %s" % (name, seq_report(g3,
+                                                          list(range(s3)))))
+        if m0:
+            ck.log("sender %s p0: %s" % (name, seq_report(g0,
+                                                          list(range(s0)))))
+        if r["non_p3"] or r["other_macc"] or r["data_rx"]:
+            ck.log("sender %s also got %d PFC frames naming another "
+                   "priority, %d other MAC Control frames, %d data frames"
+                   % (name, r["non_p3"], r["other_macc"], r["data_rx"]))
+        ck.ok(not r["stuck"] and r["recorder_error"] is None,
+              "sender %s: its streams stopped when told, its receiver ran "
+              "throughout (stuck %s, %s)" % (name, r["stuck"],
+                                            r["recorder_error"] or "ok"))
+        ck.ok(s3 >= min_sent and s0 >= min_sent,
+              "sender %s sent traffic: %d p3, %d p0 frames (at least %d)"
+              % (name, s3, s0, min_sent))
+        ck.ok(m3 == 0, "sender %s p3: none lost (%d of %d missing at B)"
+              % (name, m3, s3))
+        ck.ok(r3 == 0, "sender %s p3: none reordered (%d out of order)"
+              % (name, r3))
+        ck.ok(d3 == 0, "sender %s p3: none twice (%d duplicates)"
+              % (name, d3))
+        ck.ok(m0 == 0, "sender %s p0: none lost (%d of %d missing at B)"
+              % (name, m0, s0))
+        ck.ok(x3 >= 1, "sender %s was paused: the switch sent it %d XOFF "
+              "for p3" % (name, x3))
+        ck.ok(r["ignored"] == 0, "none of B's PFC frames reached sender %s "
+              "(%d did)" % (name, r["ignored"]))
+        facts["per_sender"][name] = dict(
+            port=cfg["port"], mac=cfg["mac"], p3_stream=cfg["p3"],
+            p0_stream=cfg["p0"], p3_sent=s3, p3_got=len(g3), p3_missing=m3,
+            p3_reorders=r3, p3_dups=d3, p0_sent=s0, p0_got=len(g0),
+            p0_missing=m0, p0_reorders=r0, p0_dups=d0, xoff_rx=x3,
+            xon_rx=n3, pfc_rx=r["pfc_rx"], b_pfc_rx=r["ignored"],
+            first_xoff_s=r["first_xoff_s"])
+        # Flat, for the shell: fact xoff_rx_at_C.
+        facts["xoff_rx_at_" + name] = x3
+        facts["xon_rx_at_" + name] = n3
+        facts["pfc_rx_at_" + name] = r["pfc_rx"]
+        facts["p3_sent_" + name] = s3
+        facts["p0_sent_" + name] = s0
+    ck.facts.update(facts)
+    return ck.finish(args.facts)
+
+
 def sc_malformed(args):
     """Malformed MAC Control frames pause nothing and reach nobody; the
     acceptable variants (unpadded 34 octets, junk padding, nonzero reserved
@@ -1327,7 +1708,7 @@ def sc_loop(args):
 
 
 SCENARIOS = {
-    "multiflow": sc_multiflow,
+    "multiflow": sc_multiflow, "incast": sc_incast,
     "pause": sc_pause, "timer": sc_timer, "xoff": sc_xoff,
     "lossless": sc_lossless, "malformed": sc_malformed,
     "consume": sc_consume, "loop": sc_loop,
@@ -1785,6 +2166,12 @@ def main():
     s.add_argument("--long-every", type=int, default=0,
                    help="multiflow: every Nth pause lasts --long-pause-ms")
     s.add_argument("--long-pause-ms", type=int, default=700)
+    s.add_argument("--sender", action="append", type=parse_sender,
+                   metavar="NAME=[NETNS:]IFACE[@MAC]",
+                   help="incast: one more sender besides A (--a), "
+                   "repeatable; MAC defaults to host NAME's (C, D, E). "
+                   "--rate is then per stream of each sender, --speed-a "
+                   "every sender's switch port's link-speed")
     s.set_defaults(func=cmd_scenario)
 
     s = sub.add_parser("selftest", help="offline builder checks")

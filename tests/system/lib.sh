@@ -1,8 +1,9 @@
 # Shell library shared by utilities/ovs-pfc-demo and tests/system/run.sh:
-# prerequisites, hugepages, two hosts in network namespaces on veth pairs,
-# an ovs-vswitchd with DPDK run from a build tree in a private directory,
-# PFC QoS, statistics and tshark captures.  Source it; it defines functions
-# only (plus a few variables) and changes nothing until called.
+# prerequisites, hugepages, hosts in network namespaces on veth pairs (A
+# and B, and on demand C, D and E), an ovs-vswitchd with DPDK run from a
+# build tree in a private directory, PFC QoS, statistics and tshark
+# captures.  Source it; it defines functions only (plus a few variables)
+# and changes nothing until called.
 #
 # Copyright (c) 2026 The OVS PFC authors.
 # Licensed under the Apache License, Version 2.0.
@@ -21,12 +22,17 @@
 #
 # Flows: in_port=dpdk-a -> dpdk-b and in_port=dpdk-b -> dpdk-a.
 #
-# A test may add a third host, netns C, with pfc_net_add_c and pfc_port_c:
+# A test may add more hosts, each with pfc_net_add_host X and, for a port
+# on br0, pfc_port_host X (pfc_net_add_c and pfc_port_c are host C's):
 #
 #   netns C: $PFC_IF_C1 (MAC 02:00:00:00:0c:01)
 #       <-veth-> $PFC_IF_C0 = dpdk-c (net_af_packet2)   [netns S, br0]
+#   netns D: $PFC_IF_D1 (MAC 02:00:00:00:0d:01)
+#       <-veth-> $PFC_IF_D0 = dpdk-d (net_af_packet3)   [netns S, br0]
+#   netns E: $PFC_IF_E1 (MAC 02:00:00:00:0e:01)
+#       <-veth-> $PFC_IF_E0 = dpdk-e (net_af_packet4)   [netns S, br0]
 #
-# with no flows of its own.
+# with no flows of their own.
 #
 # Every object made here is undone by pfc_cleanup, which pfc_setup installs
 # as the EXIT trap of the calling (sub)shell.  Background processes started
@@ -39,6 +45,10 @@ PFC_PEER="$PFC_REPO/utilities/pfc_peer.py"
 PFC_MAC_A=02:00:00:00:0a:01
 PFC_MAC_B=02:00:00:00:0b:01
 PFC_MAC_C=02:00:00:00:0c:01
+PFC_MAC_D=02:00:00:00:0d:01
+PFC_MAC_E=02:00:00:00:0e:01
+# The hosts that pfc_net_add_host may add, besides A and B.
+PFC_EXTRA_HOSTS="C D E"
 PFC_HUGEPAGES=${PFC_HUGEPAGES:-512}        # 2 MB pages wanted in total
 PFC_HUGEPAGES_FREE=${PFC_HUGEPAGES_FREE:-128}  # of which free for us
 PFC_PMD_MASK=${PFC_PMD_MASK:-0x2}
@@ -67,6 +77,12 @@ pfc_ids() {
     PFC_NS_C=pfcC$PFC_ID
     PFC_IF_C0=pfc${PFC_ID}r
     PFC_IF_C1=pfc${PFC_ID}h
+    PFC_NS_D=pfcD$PFC_ID
+    PFC_IF_D0=pfd${PFC_ID}r
+    PFC_IF_D1=pfd${PFC_ID}h
+    PFC_NS_E=pfcE$PFC_ID
+    PFC_IF_E0=pfe${PFC_ID}r
+    PFC_IF_E1=pfe${PFC_ID}h
 }
 
 # pfc_prereqs [OVS_TREE]: checks that everything needed is present; names
@@ -225,32 +241,74 @@ pfc_net_setup() {
     return 0
 }
 
-# pfc_net_add_c: a third host, namespace C, on a veth to namespace S (made
-# by pfc_net_setup first).  pfc_net_teardown removes it.
-pfc_net_add_c() {
-    ip netns add "$PFC_NS_C" || return 1
-    ip netns exec "$PFC_NS_C" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-    ip netns exec "$PFC_NS_C" sysctl -qw \
-        net.ipv6.conf.default.disable_ipv6=1
-    ip -n "$PFC_NS_C" link set lo up
-    ip link add "$PFC_IF_C0" netns "$PFC_NS_S" type veth \
-        peer name "$PFC_IF_C1" netns "$PFC_NS_C" || return 1
-    ip netns exec "$PFC_NS_S" sysctl -qw \
-        "net.ipv6.conf.$PFC_IF_C0.disable_ipv6=1"
-    ip netns exec "$PFC_NS_C" sysctl -qw \
-        "net.ipv6.conf.$PFC_IF_C1.disable_ipv6=1"
-    ip -n "$PFC_NS_S" link set "$PFC_IF_C0" up || return 1
-    ip -n "$PFC_NS_C" link set "$PFC_IF_C1" address "$PFC_MAC_C" up \
-        || return 1
+# pfc_host_var X FIELD: the value of PFC_<FIELD> of host X, e.g.
+# "pfc_host_var D NS" is $PFC_NS_D, "pfc_host_var D IF1" is $PFC_IF_D1 (IF0
+# is the switch's end of its veth, in namespace S), "pfc_host_var D MAC" is
+# $PFC_MAC_D.
+pfc_host_var() {
+    local v
+    case $2 in
+    NS|MAC) v=PFC_${2}_${1} ;;
+    IF0|IF1) v=PFC_IF_${1}${2#IF} ;;
+    *) pfc_err "pfc_host_var: no field $2"; return 1 ;;
+    esac
+    printf '%s\n' "${!v}"
+}
+
+# pfc_host_port X: host X's end of its veth as pfc_peer.py takes a port,
+# NETNS:IFACE.
+pfc_host_port() {
+    printf '%s:%s\n' "$(pfc_host_var "$1" NS)" "$(pfc_host_var "$1" IF1)"
+}
+
+# pfc_net_add_host X: one more host, namespace X (one of PFC_EXTRA_HOSTS),
+# MAC $PFC_MAC_X, on a veth to namespace S (made by pfc_net_setup first).
+# pfc_net_teardown removes it.
+pfc_net_add_host() {
+    local x=$1 ns if0 if1 mac
+    case " $PFC_EXTRA_HOSTS " in
+    *" $x "*) ;;
+    *) pfc_err "pfc_net_add_host: no host $x (one of $PFC_EXTRA_HOSTS)"
+       return 1 ;;
+    esac
+    ns=$(pfc_host_var "$x" NS)
+    if0=$(pfc_host_var "$x" IF0)
+    if1=$(pfc_host_var "$x" IF1)
+    mac=$(pfc_host_var "$x" MAC)
+    ip netns add "$ns" || return 1
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+    ip -n "$ns" link set lo up
+    ip link add "$if0" netns "$PFC_NS_S" type veth \
+        peer name "$if1" netns "$ns" || return 1
+    ip netns exec "$PFC_NS_S" sysctl -qw "net.ipv6.conf.$if0.disable_ipv6=1"
+    ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$if1.disable_ipv6=1"
+    ip -n "$PFC_NS_S" link set "$if0" up || return 1
+    ip -n "$ns" link set "$if1" address "$mac" up || return 1
     return 0
 }
 
+# pfc_net_add_c: a third host, namespace C (pfc_net_add_host C).
+pfc_net_add_c() {
+    pfc_net_add_host C
+}
+
+# pfc_net_teardown: removes the namespaces of S, A, B and of every host
+# pfc_net_add_host may have added, and their veths.  Each host's veth is
+# deleted first, explicitly: deleting a namespace frees its veths only
+# once nothing else holds it, and a socket does (a peer process that
+# outlived its test).
 pfc_net_teardown() {
     [ -n "$PFC_ID" ] || return 0
+    local x
+    for x in A B $PFC_EXTRA_HOSTS; do
+        ip -n "$(pfc_host_var "$x" NS)" link del "$(pfc_host_var "$x" IF1)" \
+            >/dev/null 2>&1
+    done
     ip netns del "$PFC_NS_S" 2>/dev/null
-    ip netns del "$PFC_NS_A" 2>/dev/null
-    ip netns del "$PFC_NS_B" 2>/dev/null
-    ip netns del "$PFC_NS_C" 2>/dev/null
+    for x in A B $PFC_EXTRA_HOSTS; do
+        ip netns del "$(pfc_host_var "$x" NS)" 2>/dev/null
+    done
     return 0
 }
 
@@ -357,11 +415,29 @@ pfc_iface_ok() {
     return 0
 }
 
+# pfc_port_host X: port dpdk-x (x the lowercase X) on br0, on the switch's
+# end of host X's veth (pfc_net_add_host X), no QoS, no flows.  Its DPDK
+# device is net_af_packetN, N the host's place in A B C D E from 0 (A and
+# B are net_af_packet0 and 1, pfc_bridge_setup), so that no two collide.
+pfc_port_host() {
+    local x=$1 l n
+    l=$(tr '[:upper:]' '[:lower:]' <<<"$x")
+    case $x in
+    C) n=2 ;;
+    D) n=3 ;;
+    E) n=4 ;;
+    *) pfc_err "pfc_port_host: no host $x (one of $PFC_EXTRA_HOSTS)"
+       return 1 ;;
+    esac
+    pfc_vsctl add-port br0 "dpdk-$l" -- set Interface "dpdk-$l" type=dpdk \
+        "options:dpdk-devargs=net_af_packet$n,iface=$(pfc_host_var "$x" IF0)" \
+        || return 1
+    pfc_iface_ok "dpdk-$l"
+}
+
 # pfc_port_c: dpdk-c on $PFC_IF_C0 (pfc_net_add_c), no QoS, no flows.
 pfc_port_c() {
-    pfc_vsctl add-port br0 dpdk-c -- set Interface dpdk-c type=dpdk \
-        "options:dpdk-devargs=net_af_packet2,iface=$PFC_IF_C0" || return 1
-    pfc_iface_ok dpdk-c
+    pfc_port_host C
 }
 
 # pfc_qos PORT KEY=VALUE...: gives PORT a QoS of type pfc with the given

@@ -1,0 +1,266 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* DPDK glue of the shared-buffer traffic manager (lib/pfc-buffer.h): the
+ * counters that PMD threads share, and the calls that charge a held packet
+ * to them and take it off again.  The decisions are pfc_buf_admit()'s and
+ * pfc_buf_release()'s; this file keeps their inputs in atomics.
+ *
+ *   - The shared pool: one for the switch (pfc_pool).  'used' counts the
+ *     cells that tx queues took for their caches (struct pfc_buf_cache): it
+ *     is written once per PFC_BUF_CHUNK cells, never per packet.  Its size
+ *     is computed by the main thread (pfc_pool_resize()) whenever a port's
+ *     PFC is bound or removed.
+ *
+ *   - A priority group's cells: one 64-bit atomic per (port, priority),
+ *     shared cells in the low half and headroom cells in the high half, so
+ *     that a release, which gives headroom back first, changes both in one
+ *     compare-and-swap.  Bytes in a second atomic.
+ *
+ *   - A priority group's thresholds, published by its port's bind in one
+ *     64-bit atomic (pfc_buf_pub_pack()) for the threads that admit its
+ *     packets at another port's egress, and the static XOFF in bytes in a
+ *     second one.
+ *
+ *   - An egress's occupancy is its traffic class queue's (struct
+ *     pfc_holdq, n and n_lossy), under its tx queue's lock. */
+
+#include <config.h>
+#include "netdev-dpdk-pfc-private.h"
+
+#include "ovs-thread.h"
+#include "pfc-buffer.h"
+#include "util.h"
+
+struct pfc_pool pfc_pool;
+
+/* Serializes pfc_pool_resize(). */
+static struct ovs_mutex pfc_pool_mutex = OVS_MUTEX_INITIALIZER;
+
+/* Returns the free cells of the shared pool.  Racy by design: one read per
+ * batch. */
+uint64_t
+pfc_pool_free(void)
+{
+    uint64_t shared, used;
+
+    atomic_read_relaxed(&pfc_pool.shared, &shared);
+    atomic_read_relaxed(&pfc_pool.used, &used);
+    return shared > used ? shared - used : 0;
+}
+
+/* Sizes the shared pool from the ports that have PFC: the smallest of what
+ * they may hold of their mempools, less the headroom that each reserves for
+ * its lossless priority groups.  Any thread but a PMD thread. */
+void
+pfc_pool_resize(void)
+{
+    uint64_t mbufs = UINT64_MAX, reserved = 0;
+    struct pfc_buf_size size;
+
+    ovs_mutex_lock(&pfc_pool_mutex);
+    for (int i = 0; i < PFC_N_PORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+        uint64_t m, r;
+        bool active;
+
+        atomic_read_relaxed(&port->active, &active);
+        if (!active) {
+            continue;
+        }
+        atomic_read_relaxed(&port->buf_mbufs, &m);
+        atomic_read_relaxed(&port->buf_reserved, &r);
+        mbufs = MIN(mbufs, m);
+        reserved += r;
+    }
+    pfc_buf_size(&size, mbufs, reserved);
+    atomic_store_relaxed(&pfc_pool.total, size.total);
+    atomic_store_relaxed(&pfc_pool.reserved, size.reserved);
+    atomic_store_relaxed(&pfc_pool.shared, size.shared);
+    ovs_mutex_unlock(&pfc_pool_mutex);
+}
+
+/* Packs the thresholds of the lossless priority groups of a port: the
+ * lossless priorities in bits 0..7, dynamic_th + 128 in bits 8..15, the
+ * headroom (cells) in bits 32..63. */
+uint64_t
+pfc_buf_pub_pack(uint8_t lossless, const struct pfc_buf_pg_params *p)
+{
+    return (lossless | (uint64_t) (uint8_t) (p->dyn_th + 128) << 8
+            | (uint64_t) p->headroom << 32);
+}
+
+/* Sets '*p' to the thresholds of priority group 'prio' of 'port', as its
+ * bind published them.  Returns false, for lossy admission, if the port has
+ * no PFC or the priority is not lossless there. */
+bool
+pfc_port_pg_params(struct pfc_port *port, int prio,
+                   struct pfc_buf_pg_params *p)
+{
+    uint64_t pub;
+
+    atomic_read_relaxed(&port->buf_pub, &pub);
+    if (!((pub >> prio) & 1)) {
+        return false;
+    }
+    p->lossless = true;
+    p->dyn_th = (int) ((pub >> 8) & 0xff) - 128;
+    p->headroom = pub >> 32;
+    atomic_read_relaxed(&port->xoff_bytes_pub, &p->xoff_bytes);
+    p->xon_bytes = 0;           /* Not used by admission. */
+    p->xon_hysteresis = 0;
+    return true;
+}
+
+/* Sets '*g' to the occupancy of priority group 'prio' of 'port'. */
+void
+pfc_port_pg(struct pfc_port *port, int prio, struct pfc_buf_pg *g)
+{
+    uint64_t cells;
+
+    atomic_read_relaxed(&port->pg_cells[prio], &cells);
+    atomic_read_relaxed(&port->occ_bytes[prio], &g->bytes);
+    g->shared = cells;
+    g->headroom = cells >> 32;
+}
+
+/* The occupancy of every priority group of 'port', into pg[]. */
+void
+pfc_port_pgs(struct pfc_port *port, struct pfc_buf_pg pg[PFC_N_PRIOS])
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        pfc_port_pg(port, n, &pg[n]);
+    }
+}
+
+/* Takes one shared cell for tx queue 't' from its cache, refilling the
+ * cache from the pool, which has 'free' cells free, if it is empty. */
+static void
+pfc_buf_take_cell(struct pfc_txq *t, uint64_t free)
+{
+    uint32_t take = pfc_buf_cache_take(&t->cache, free);
+
+    if (take) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&pfc_pool.used, take, &orig);
+    }
+}
+
+/* Gives 'cells' shared cells back to tx queue 't''s cache, and what the
+ * cache holds over its size back to the pool. */
+static void
+pfc_buf_give_cells(struct pfc_txq *t, uint32_t cells)
+{
+    uint32_t give = pfc_buf_cache_give(&t->cache, cells);
+
+    if (give) {
+        uint64_t orig;
+
+        atomic_sub_relaxed(&pfc_pool.used, give, &orig);
+    }
+}
+
+/* Decides whether tx queue 't' of 'pfc' holds 'h' in its traffic class
+ * queue 'q', when the pool has 'free' cells free (read once per batch), and
+ * charges it if so: to its ingress priority group and the pool, or to the
+ * pool alone as lossy (h->lossy).  Returns the verdict; the caller appends
+ * 'h' to 'q' for PFC_BUF_SHARED and PFC_BUF_HEADROOM, and counts the drop
+ * otherwise.  The caller holds t->lock. */
+enum pfc_buf_verdict
+pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+             const struct pfc_holdq *q, struct pfc_held *h, uint64_t free)
+{
+    struct pfc_port *in = (h->in_port < PFC_N_PORTS
+                           ? &pfc_ports[h->in_port] : NULL);
+    struct pfc_buf_egress eg = { q->n, q->n_lossy };
+    struct pfc_buf_pg_params p;
+    struct pfc_buf_pg g;
+    enum pfc_buf_verdict v;
+    uint64_t orig;
+
+    if (q->n >= q->cap) {
+        /* No slot: a lossy class's ring, or a class that became lossless
+         * after its ring was sized. */
+        return PFC_BUF_DROP_EGRESS;
+    }
+    h->lossy = !in || !pfc_port_pg_params(in, h->prio, &p);
+    if (h->lossy) {
+        v = pfc_buf_admit(NULL, NULL, &pfc->eparams, &eg, free, h->len);
+        if (v == PFC_BUF_SHARED) {
+            pfc_buf_take_cell(t, free);
+        }
+        return v;
+    }
+
+    pfc_port_pg(in, h->prio, &g);
+    v = pfc_buf_admit(&p, &g, &pfc->eparams, &eg, free, h->len);
+    if (v == PFC_BUF_SHARED) {
+        pfc_buf_take_cell(t, free);
+        atomic_add_relaxed(&in->pg_cells[h->prio], 1, &orig);
+    } else if (v == PFC_BUF_HEADROOM) {
+        atomic_add_relaxed(&in->pg_cells[h->prio], UINT64_C(1) << 32, &orig);
+    } else {
+        if (v == PFC_BUF_DROP_HEADROOM) {
+            atomic_add_relaxed(&in->hdrm_drops[h->prio], 1, &orig);
+        }
+        return v;
+    }
+    atomic_add_relaxed(&in->occ_bytes[h->prio], h->len, &orig);
+    return v;
+}
+
+/* Takes 'h', which leaves tx queue 't' (sent or freed), off the pool and
+ * off its ingress priority group, headroom first (pfc_buf_release()).  The
+ * caller holds t->lock. */
+void
+pfc_buf_unhold(struct pfc_txq *t, const struct pfc_held *h)
+{
+    struct pfc_port *in;
+    uint64_t cells, next, orig;
+    uint32_t shared;
+
+    if (h->lossy) {
+        pfc_buf_give_cells(t, 1);
+        return;
+    }
+    ovs_assert(h->in_port < PFC_N_PORTS);
+    in = &pfc_ports[h->in_port];
+    atomic_sub_relaxed(&in->occ_bytes[h->prio], h->len, &orig);
+    atomic_read_relaxed(&in->pg_cells[h->prio], &cells);
+    do {
+        struct pfc_buf_pg g = { cells, cells >> 32, 0 };
+
+        shared = pfc_buf_release(&g, 1, 0);
+        next = g.shared | (uint64_t) g.headroom << 32;
+    } while (!atomic_compare_exchange_weak_relaxed(&in->pg_cells[h->prio],
+                                                   &cells, next));
+    if (shared) {
+        pfc_buf_give_cells(t, shared);
+    }
+}
+
+/* Gives the cells in 't''s cache back to the pool: 't' is destroyed. */
+void
+pfc_buf_txq_flush_cache(struct pfc_txq *t)
+{
+    if (t->cache.credit) {
+        uint64_t orig;
+
+        atomic_sub_relaxed(&pfc_pool.used, t->cache.credit, &orig);
+        t->cache.credit = 0;
+    }
+}
