@@ -93,6 +93,36 @@ pfc_pool_resize(void)
     ovs_mutex_unlock(&pfc_pool_mutex);
 }
 
+/* Returns, for a port 'self' about to reserve 'reserve' cells of headroom
+ * and whose mempool lets PFC hold 'mbufs', the cells the buffer would have
+ * in all in '*total' and those other ports reserve in '*others'; true if
+ * 'reserve' fits (pfc_buf_fits()).  Any thread but a PMD thread. */
+bool
+pfc_pool_fits(const struct pfc_port *self, uint64_t mbufs, uint64_t reserve,
+              uint64_t *total, uint64_t *others)
+{
+    struct pfc_buf_size size;
+
+    *others = 0;
+    for (int i = 0; i < PFC_N_PORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+        uint64_t m, r;
+        bool active;
+
+        atomic_read_relaxed(&port->active, &active);
+        if (!active || port == self) {
+            continue;
+        }
+        atomic_read_relaxed(&port->buf_mbufs, &m);
+        atomic_read_relaxed(&port->buf_reserved, &r);
+        mbufs = MIN(mbufs, m);
+        *others += r;
+    }
+    pfc_buf_size(&size, mbufs, 0);
+    *total = size.total;
+    return pfc_buf_fits(size.total, *others, reserve);
+}
+
 /* Packs the thresholds of the lossless priority groups of a port: the
  * lossless priorities in bits 0..7, dynamic_th + 128 in bits 8..15, the
  * headroom (cells) in bits 32..63. */

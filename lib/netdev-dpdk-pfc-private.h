@@ -284,6 +284,8 @@ extern struct pfc_pool pfc_pool;
 
 uint64_t pfc_pool_free(void);
 void pfc_pool_resize(void);
+bool pfc_pool_fits(const struct pfc_port *self, uint64_t mbufs,
+                   uint64_t reserve, uint64_t *total, uint64_t *others);
 uint64_t pfc_buf_pub_pack(uint8_t lossless, const struct pfc_buf_pg_params *);
 bool pfc_port_pg_params(struct pfc_port *, int prio,
                         struct pfc_buf_pg_params *);

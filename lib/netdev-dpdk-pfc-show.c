@@ -676,12 +676,126 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
     ds_destroy(&ds);
 }
 
+/* The lines of "pfc/buffer" for 'port', whose QoS object is 'pfc': its
+ * lossless priority groups, then its traffic class queues that hold
+ * something or have a priority in pfc-enable, read without locks.  'free'
+ * is the shared pool's free cells.  Main thread. */
+static void
+pfc_buffer_port(struct ds *ds, struct pfc_port *port,
+                const struct netdev_dpdk_pfc *pfc, uint64_t free)
+{
+    const struct pfc_config *cfg = &pfc->cfg;
+    bool vhost = pfc_port_is_vhost(port);
+    uint8_t stopped;
+
+    atomic_read_relaxed(&port->bp_stopped, &stopped);
+    for (uint32_t en = cfg->enabled; en; en &= en - 1) {
+        int n = raw_ctz(en);
+        uint64_t th = pfc_buf_pg_threshold(&pfc->xparams.pg, free);
+        bool over = vhost ? (stopped >> n) & 1
+                          : (port->xoff.asserted >> n) & 1;
+        struct pfc_buf_pg g;
+        uint64_t drops;
+
+        pfc_port_pg(port, n, &g);
+        atomic_read_relaxed(&port->hdrm_drops[n], &drops);
+        ds_put_format(ds, "  %-15s pg p%d: shared %"PRIu32", headroom %"
+                      PRIu32"/%"PRIu32", bytes %"PRIu64", ",
+                      port->name, n, g.shared, g.headroom,
+                      pfc->xparams.pg.headroom, g.bytes);
+        if (th == UINT64_MAX) {
+            ds_put_format(ds, "xoff %"PRIu64" bytes", pfc->thr.xoff_bytes);
+        } else {
+            ds_put_format(ds, "xoff %"PRIu64" cells", th);
+        }
+        ds_put_format(ds, ", %s, headroom drops %"PRIu64"\n",
+                      over ? (vhost ? "stopped" : "XOFF") : "running",
+                      drops);
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        uint32_t held = 0, lossy = 0;
+        uint64_t drops = 0, d;
+
+        for (int i = 0; i < pfc->n_txq; i++) {
+            held += pfc->txq[i].q[tc].n;
+            lossy += pfc->txq[i].q[tc].n_lossy;
+        }
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (cfg->prio_to_tc[n] == tc) {
+                drops += port->counters.hold_drops[n];
+                for (int i = 0; i < pfc->n_txq; i++) {
+                    atomic_read_relaxed(&pfc->txq[i].hold_drops[n], &d);
+                    drops += d;
+                }
+            }
+        }
+        if (!held && !drops
+            && !(pfc_tcs_prios(cfg->prio_to_tc, 1u << tc) & cfg->enabled)) {
+            continue;
+        }
+        ds_put_format(ds, "  %-15s tc%d: held %"PRIu32" (lossy %"PRIu32
+                      ") on %d tx queues, bound %"PRIu64" per tx queue "
+                      "(%s), lossy limit %"PRIu64", drops %"PRIu64"\n",
+                      port->name, tc, held, lossy, pfc->n_txq,
+                      pfc_buf_egress_bound(&pfc->eparams, free),
+                      pfc->eparams.limit ? "queue-size" : "dynamic",
+                      pfc_buf_lossy_limit(&pfc->eparams, free), drops);
+    }
+}
+
+/* "pfc/buffer": the shared buffer, its priority groups and its egresses. */
+static void
+pfc_unixctl_buffer(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                   const char *argv[] OVS_UNUSED, void *aux OVS_UNUSED)
+{
+    struct ds ds = DS_EMPTY_INITIALIZER;
+    uint64_t total, reserved, shared, used, free, hdrm = 0;
+
+    netdev_dpdk_pfc_ports_init();
+    atomic_read_relaxed(&pfc_pool.total, &total);
+    atomic_read_relaxed(&pfc_pool.reserved, &reserved);
+    atomic_read_relaxed(&pfc_pool.shared, &shared);
+    atomic_read_relaxed(&pfc_pool.used, &used);
+    free = pfc_pool_free();
+    for (int i = 0; i < PFC_N_PORTS; i++) {
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            struct pfc_buf_pg g;
+
+            pfc_port_pg(&pfc_ports[i], n, &g);
+            hdrm += g.headroom;
+        }
+    }
+    ds_put_format(&ds, "buffer: %"PRIu64" cells: %"PRIu64" headroom "
+                  "reserved (%"PRIu64" in use), %"PRIu64" shared (%"PRIu64
+                  " taken by tx queues, %"PRIu64" free)\n", total, reserved,
+                  hdrm, shared, used, free);
+    for (int i = 0; i < PFC_N_PORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+
+        struct netdev_dpdk_pfc *pfc;
+
+        /* The main thread, which runs this, is the one that destroys QoS
+         * objects: 'pfc' stays valid once the lock is released, and nothing
+         * is formatted with the lock held. */
+        rte_spinlock_lock(&port->lock);
+        pfc = port->conf;
+        rte_spinlock_unlock(&port->lock);
+        if (pfc) {
+            pfc_buffer_port(&ds, port, pfc, free);
+        }
+    }
+    unixctl_command_reply(conn, ds_cstr(&ds));
+    ds_destroy(&ds);
+}
+
 /* Registers "pfc/show [PORT]" and "pfc/headroom" (lib/pfc-unixctl.man). */
 void
 netdev_dpdk_pfc_register_commands(void)
 {
     netdev_dpdk_pfc_ports_init();
     unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
+                             NULL);
+    unixctl_command_register("pfc/buffer", "", 0, 0, pfc_unixctl_buffer,
                              NULL);
     pfc_headroom_register_commands();
 }

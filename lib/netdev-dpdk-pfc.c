@@ -624,6 +624,39 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
     atomic_store_relaxed(&port->dcbx_on, true);
 }
 
+/* Returns 0 if the headroom in 'thr' of every lossless priority of 'pfc' on
+ * 'port' fits in the buffer with what other ports reserve
+ * (pfc_pool_fits()), else EINVAL with the numbers and the remedies in
+ * '*errp'. */
+static int
+pfc_headroom_fits(const struct netdev_dpdk_pfc *pfc,
+                  const struct pfc_port *port,
+                  const struct pfc_port_limits *limits,
+                  const struct pfc_thresholds *thr, char **errp)
+{
+    int n = count_1bits(pfc->cfg.enabled);
+    uint64_t total, others;
+
+    if (pfc_pool_fits(port, limits->mbufs, thr->headroom.total * n, &total,
+                      &others)) {
+        return 0;
+    }
+    *errp = xasprintf("headroom does not fit: %s over cable-length %"PRIu32
+                      " m at %"PRIu64" bit/s needs %"PRIu64" cells per "
+                      "lossless priority (model %"PRIu64", rx ring %"PRIu64
+                      ", iteration %"PRIu64") for %d priorities, but the "
+                      "buffer has %"PRIu64" cells (at most %d, and what the "
+                      "mempool holds), of which other ports reserve %"PRIu64
+                      " and %d stay shared: shorten cable-length, make "
+                      "fewer priorities lossless, or use smaller rx rings",
+                      pfc_headroom_model_name(pfc->cfg.headroom_model),
+                      pfc->cfg.cable_length, limits->link_speed,
+                      thr->headroom.total, thr->headroom.model,
+                      thr->headroom.rx_ring, thr->headroom.iteration, n,
+                      total, PFC_BUF_CELLS_MAX, others, PFC_BUF_SHARED_MIN);
+    return EINVAL;
+}
+
 /* Attaches 'pfc', just created, to the port described by 'info', and derives
  * its thresholds (pfc_derive_thresholds()).  On a physical NIC, asks it to
  * pass MAC Control frames to software (pfc_mac_control_setup()).
@@ -724,7 +757,8 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     limits.n_rxq = MAX(info->n_rxq, 1);
     limits.rxq_desc = info->rxq_size;
     limits.cable = !info->vhost;
-    if (pfc_derive_thresholds(&pfc->cfg, &limits, &thr, &err)) {
+    if (pfc_derive_thresholds(&pfc->cfg, &limits, &thr, &err)
+        || pfc_headroom_fits(pfc, port, &limits, &thr, &err)) {
         VLOG_ERR("%s: QoS type pfc: %s; keeping the previous configuration",
                  info->name, err);
         pfc_port_set_error(port, info->name, err);

@@ -257,6 +257,16 @@ pfc_buf_size(struct pfc_buf_size *s, uint64_t mbufs, uint64_t reserved)
     s->shared = s->total > reserved ? s->total - reserved : 0;
 }
 
+/* Returns true if a port may reserve 'reserve' cells of headroom in a buffer
+ * of 'total' cells of which other ports reserve 'others': at least
+ * PFC_BUF_SHARED_MIN cells stay shared. */
+bool
+pfc_buf_fits(uint64_t total, uint64_t others, uint64_t reserve)
+{
+    return total >= PFC_BUF_SHARED_MIN
+           && others + reserve <= total - PFC_BUF_SHARED_MIN;
+}
+
 /* Computes the headroom of one lossless priority group of a port with
  * 'n_rxq' rx queues of 'rxq_desc' descriptors each, whose headroom model
  * gives 'model_cells' (0 for a port with no cable, such as a vhost-user

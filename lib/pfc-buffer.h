@@ -266,6 +266,12 @@ struct pfc_buf_size {
 
 void pfc_buf_size(struct pfc_buf_size *, uint64_t mbufs, uint64_t reserved);
 
+/* The fewest shared cells the buffer keeps: a port whose headroom would
+ * leave fewer is refused. */
+#define PFC_BUF_SHARED_MIN 256
+
+bool pfc_buf_fits(uint64_t total, uint64_t others, uint64_t reserve);
+
 /* The headroom of one lossless priority group, cells (pfc_buf_headroom()):
  * the model's term (lib/pfc-headroom.h) and this switch's own. */
 struct pfc_buf_headroom {

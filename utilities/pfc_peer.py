@@ -1333,7 +1333,6 @@ def sc_incast(args):
                                   + name, daemon=True,
                                   args=(cfgs[name], go, stop, results))
         procs[name].start()
-    rec_b = None
     try:
         return _sc_incast(args, ck, senders, cfgs, procs, go, stop,
                           results, speed_b, total_s)
@@ -1378,7 +1377,7 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
                total_s):
     names = [x[0] for x in senders]
     rate = args.rate
-    ready, errors = _incast_collect(results, procs, "ready", 30)
+    _, errors = _incast_collect(results, procs, "ready", 30)
     for name, err in errors.items():
         ck.log("sender %s: %s" % (name, err))
     if not ck.ok(not errors, "all %d senders (%s) ready" % (
@@ -1413,14 +1412,13 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
             now = time.time()
             if now >= t_end:
                 break
-            time.sleep(min(refresh - (now - last), t_end - now)
-                       if refresh > now - last else 0)
-            now = time.time()
-            if now < t_end and now - last >= refresh:
+            if now - last >= refresh:
                 b.send(xoff)
                 n_pfc["xoff"] += 1
                 max_gap = max(max_gap, now - last)
                 last = now
+            else:
+                time.sleep(min(last + refresh, t_end) - now)
         b.send(xon)
         n_pfc["xon"] += 1
         t_off = time.time()
@@ -1493,9 +1491,9 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
     for name in names:
         cfg, r = cfgs[name], done.get(name)
         if r is None:
-            ck.ok(False, "sender %s: figures (%s)"
-                  % (name, errors.get(name, "none").strip().splitlines()[-1]
-                     if errors.get(name) else "none"))
+            err = (errors.get(name) or "no report").strip().splitlines()
+            ck.ok(False, "sender %s reported its figures (%s)"
+                  % (name, err[-1] if err else "no report"))
             continue
         s3, s0 = want[cfg["p3"]], want[cfg["p0"]]
         g3, g0 = seqs.get(cfg["p3"], []), seqs.get(cfg["p0"], [])
@@ -1959,6 +1957,10 @@ def cmd_selftest(args):
     f = macc_kind_frame("pfc@pfc@-", MAC_B)
     ck.ok(f == pfc_frame(0x08, 65535), "untagged send-macc PFC frame is "
           "pfc_frame()")
+    ck.ok(parse_sender("D=pfcD1:pfd1h") == ("D", "pfcD1:pfd1h", MAC_D)
+          and parse_sender("x=eth1@02:00:00:00:99:01")
+          == ("x", "eth1", "02:00:00:00:99:01"),
+          "incast --sender NAME=[NETNS:]IFACE[@MAC]")
     return ck.finish()
 
 
