@@ -105,6 +105,21 @@ struct pfc_port {
                                          * poll took effect.  Kept up to
                                          * date only while it is before
                                          * max_until. */
+    struct pfc_rxq_drain rxq_drain[RTE_MAX_QUEUES_PER_PORT];
+                                        /* Per rx queue, its polls that did
+                                         * not empty the ring, for a stamp
+                                         * all the same (pfc_rxq_drain_poll();
+                                         * only the thread that polls the
+                                         * queue uses it). */
+    atomic_uint32_t rxq_desc;           /* Descriptors per rx queue. */
+    atomic_uint64_t late_bound;         /* A pause that ends later than
+                                         * this after its expiry, TSC
+                                         * cycles, is late: twice the time
+                                         * the link fills an rx ring, plus
+                                         * PFC_LATE_SLACK_US. */
+    atomic_uint64_t late_ends[PFC_N_PRIOS];     /* Late pause ends. */
+    atomic_uint64_t late_counted[PFC_N_PRIOS];  /* until[] of the last one
+                                                 * counted. */
 
     /* Transmit side: the occupancy of the port's priority groups
      * (lib/netdev-dpdk-pfc-buffer.c), and the XOFF state towards the link

@@ -121,7 +121,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 11 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
+    stats->size += 12 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -142,6 +142,9 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
 
         snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
         atomic_read_relaxed(&port->hdrm_drops[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_pause_late_ends_p%d", p);
+        atomic_read_relaxed(&port->late_ends[p], &v);
         add_stat(stats, &n, name, v);
 
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
@@ -575,6 +578,21 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
                   "queue per class per tx queue)\n", snap->n_rxq,
                   snap->n_txq);
+
+    uint64_t late = 0, bound;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t v;
+
+        atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
+                            ->late_ends[n], &v);
+        late += v;
+    }
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->late_bound,
+                        &bound);
+    ds_put_format(ds, "  late pause ends: %"PRIu64" (more than %"PRIu64
+                  " us after expiry or XON)\n", late,
+                  pfc_ticks_to_ns(&port->tb, bound) / 1000);
     if (snap->last_error[0]) {
         ds_put_format(ds, "  last configuration refused: %s\n",
                       snap->last_error);

@@ -168,6 +168,11 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * for a port whose rx queues are not polled or never empty. */
 #define PFC_POLL_CAP_MS 100
 
+/* A pause that ends more than this many us after twice the time its rx
+ * queues take to fill at link speed (pfc_rxq_drain_ticks(), struct
+ * pfc_rxq_drain) is counted as late: the allowance for one PMD iteration. */
+#define PFC_LATE_SLACK_US 100
+
 /* A tx queue with held packets that its own thread has not serviced for this
  * many ms is flushed by another thread (see the opening comment). */
 #define PFC_ADOPT_MS 1
@@ -827,11 +832,16 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     ovs_strlcpy(port->driver, driver, sizeof port->driver);
     port->tb.hz = rte_get_tsc_hz();
     port->poll_cap = port->tb.hz / 1000 * PFC_POLL_CAP_MS;
+    atomic_store_relaxed(&port->rxq_desc, MAX(info->rxq_size, 1));
     port->adopt = port->tb.hz / 1000 * PFC_ADOPT_MS;
     atomic_store_relaxed(&port->n_rxq,
                          MIN(MAX(info->n_rxq, 1), RTE_MAX_QUEUES_PER_PORT));
     port->tb.link_speed = limits.link_speed;
     port->speed_from_link = from_link;
+    atomic_store_relaxed(&port->late_bound,
+                         2 * pfc_rxq_drain_ticks(&port->tb,
+                                                 MAX(info->rxq_size, 1))
+                         + port->tb.hz / 1000000 * PFC_LATE_SLACK_US);
     if (!port->conf) {
         /* PFC applied anew: no storm carries over from an earlier QoS. */
         port->wd.stormed = 0;
@@ -1615,10 +1625,18 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
             rte_pktmbuf_free(m);
         }
     }
-    if (start && cnt < PFC_RX_BURST) {
-        /* After the frames of this poll took effect. */
-        atomic_store_explicit(&port->rxq_polled[qid], start,
-                              memory_order_release);
+    if (start) {
+        uint32_t ring;
+        uint64_t stamp;
+
+        atomic_read_relaxed(&port->rxq_desc, &ring);
+        stamp = pfc_rxq_drain_poll(&port->rxq_drain[qid], start, cnt,
+                                   cnt < PFC_RX_BURST, ring);
+        if (stamp) {
+            /* After the frames of this poll took effect. */
+            atomic_store_explicit(&port->rxq_polled[qid], stamp,
+                                  memory_order_release);
+        }
     }
     return kept;
 }
@@ -1640,6 +1658,34 @@ pfc_rx_polled(struct pfc_port *port)
         polled = MIN(polled, p);
     }
     return polled;
+}
+
+/* Counts, once per pause, the pauses of the priorities of the traffic classes
+ * 'tcs' of 'pfc', which end at TSC 'now', that end later than
+ * port->late_bound after until[] (their expiry, or the read of their
+ * XON). */
+static void
+pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
+                   const uint64_t until[PFC_N_PRIOS], uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t bound;
+
+    atomic_read_relaxed(&port->late_bound, &bound);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t counted, orig;
+
+        if (!(tcs & (1u << pfc->cfg.prio_to_tc[n])) || !until[n]
+            || now < until[n] || now - until[n] <= bound) {
+            continue;
+        }
+        atomic_read_relaxed(&port->late_counted[n], &counted);
+        if (counted < until[n]
+            && atomic_compare_exchange_strong_relaxed(
+                   &port->late_counted[n], &counted, until[n])) {
+            atomic_add_relaxed(&port->late_ends[n], 1, &orig);
+        }
+    }
 }
 
 /* Returns the traffic classes of 'pfc' that may not send on its tx queue 't'
@@ -1673,6 +1719,9 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     atomic_read_relaxed(&port->wd_dropped, &t->wd_dropped);
     paused &= ~t->wd_ignored;
     blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+    if (OVS_UNLIKELY(t->blocked & ~blocked)) {
+        pfc_note_late_ends(pfc, t->blocked & ~blocked, until, now);
+    }
 #ifdef HAVE_USDT_PROBES
     if (blocked & ~t->blocked) {
         uint64_t read;

@@ -337,6 +337,47 @@ pfc_paused_prios(const uint64_t until[PFC_N_PRIOS], uint8_t enabled,
     return paused;
 }
 
+/* Accounts for a poll of an rx queue of 'ring' descriptors that began at tick
+ * 'start' (nonzero) and read 'n' frames, and 'emptied' the ring or not.
+ * Returns the poll stamp the queue may publish (struct pfc_rxq_drain), or 0
+ * if none. */
+uint64_t
+pfc_rxq_drain_poll(struct pfc_rxq_drain *d, uint64_t start, uint32_t n,
+                   bool emptied, uint32_t ring)
+{
+    uint64_t stamp;
+
+    if (emptied) {
+        d->since = 0;
+        d->read = 0;
+        return start;
+    }
+    if (!d->since) {
+        d->since = start;
+        d->read = 0;
+    }
+    d->read += n;
+    if (d->read < MAX(ring, 1)) {
+        return 0;
+    }
+    stamp = d->since;
+    d->since = 0;
+    d->read = 0;
+    return stamp;
+}
+
+/* Returns the ticks a link takes to fill an rx ring of 'ring' descriptors
+ * with minimum-size frames (64 octets plus 20 of preamble and inter-frame
+ * gap): how late a pause may end under a flood that the PMD thread keeps up
+ * with (struct pfc_rxq_drain). */
+uint64_t
+pfc_rxq_drain_ticks(const struct pfc_timebase *tb, uint32_t ring)
+{
+    uint64_t bits = (uint64_t) ring * (64 + 20) * 8;
+
+    return (uint64_t) ((double) bits * tb->hz / tb->link_speed) + 1;
+}
+
 void
 pfc_xoff_init(struct pfc_xoff *x)
 {

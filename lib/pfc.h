@@ -600,6 +600,31 @@ uint8_t pfc_paused_prios(const uint64_t until[PFC_N_PRIOS], uint8_t enabled,
                          uint64_t now, uint64_t polled, uint64_t cap,
                          uint64_t *valid_until);
 
+/* The poll stamp of an rx queue that never empties.  A poll that empties the
+ * ring stamps its start (pfc_pause_holds()'s 'polled').  A ring that a flood
+ * keeps full never gives such a poll, yet the same guarantee holds once the
+ * PMD thread has read as many frames as the ring has descriptors, in polls
+ * that began at or after some time S: every frame that was in the ring at S
+ * has then been read, whatever arrived since.  So such a run of polls stamps
+ * S.  The run under way at a pause's expiry stamps a time before it, the
+ * next one ends the pause: at most two rings' worth of frames after the
+ * expiry instead of at the cap, that is, under a flood at line rate, twice
+ * the time the link takes to fill the ring (pfc_rxq_drain_ticks()) plus one
+ * PMD iteration.  The ring's size is the one the port configured
+ * (n_rxq_desc); a driver whose ring is larger than that would end a pause
+ * early, which is why the cap stays for queues that are not polled at
+ * all. */
+struct pfc_rxq_drain {
+    uint64_t since;             /* Start of the first poll of the current
+                                 * run of polls that did not empty the ring,
+                                 * in ticks; 0 for none. */
+    uint32_t read;              /* Frames those polls read. */
+};
+
+uint64_t pfc_rxq_drain_poll(struct pfc_rxq_drain *, uint64_t start,
+                            uint32_t n, bool emptied, uint32_t ring);
+uint64_t pfc_rxq_drain_ticks(const struct pfc_timebase *, uint32_t ring);
+
 /* Worst-case response of a software port to a PFC frame (seed 000 4.6):
  * after the PMD thread reads the frame, everything already handed to the NIC's
  * tx ring still goes out. */

@@ -365,6 +365,73 @@ test_tcs_blocked(void)
     ovs_assert(pfc_tcs_prios(map, 0) == 0);
 }
 
+/* The rx queue drain rule (struct pfc_rxq_drain): a ring that a flood keeps
+ * full still gives poll stamps, so a pause ends about one ring's worth of
+ * frames after its expiry, not at the cap; and never before every frame that
+ * was in the ring at the expiry has been read. */
+static void
+test_rxq_drain(void)
+{
+    enum { RING = 64, BURST = 32, ARRIVE = 10, POLL = 150 };
+    struct pfc_rxq_drain d = { 0, 0 };
+    uint64_t arrived = 0, read = 0;   /* Frames, FIFO. */
+    uint64_t polled = 0, until = 100000, cap = 100000000;
+    uint64_t released = 0, in_ring_at_until = 0;
+    bool counted_at_until = false;
+
+    /* An emptying poll stamps its start, and ends any run. */
+    ovs_assert(pfc_rxq_drain_poll(&d, 5, 3, true, RING) == 5);
+    ovs_assert(pfc_rxq_drain_poll(&d, 6, BURST, false, RING) == 0);
+    ovs_assert(pfc_rxq_drain_poll(&d, 7, 3, true, RING) == 7);
+    ovs_assert(!d.since && !d.read);
+    /* A full ring's worth read from polls that began at 10 or later
+     * stamps 10. */
+    ovs_assert(pfc_rxq_drain_poll(&d, 10, BURST, false, RING) == 0);
+    ovs_assert(pfc_rxq_drain_poll(&d, 20, BURST, false, RING) == 10);
+    ovs_assert(pfc_rxq_drain_poll(&d, 30, BURST, false, RING) == 0);
+    ovs_assert(pfc_rxq_drain_poll(&d, 40, BURST, false, RING) == 30);
+
+    /* A flood: one frame every ARRIVE ticks, a poll every POLL ticks that
+     * reads up to BURST: the PMD keeps up (BURST x ARRIVE > POLL) but the
+     * ring never empties.  The ring holds at most RING frames; the extra
+     * ones are lost, as on a NIC. */
+    memset(&d, 0, sizeof d);
+    for (uint64_t t = 1; t < 10 * until && !released; t++) {
+        if (t % ARRIVE == 0 && arrived - read < RING) {
+            arrived++;
+        }
+        if (t == until) {
+            in_ring_at_until = arrived;
+            counted_at_until = true;
+        }
+        if (t % POLL == 0) {
+            uint64_t n = MIN(BURST, arrived - read - 1);  /* Never empty. */
+            uint64_t stamp;
+
+            read += n;
+            stamp = pfc_rxq_drain_poll(&d, t, n, false, RING);
+            polled = stamp ? stamp : polled;
+        }
+        if (!pfc_pause_holds(until, t, polled, cap)) {
+            released = t;
+        }
+    }
+    ovs_assert(counted_at_until && released);
+    /* Safe: every frame in the ring at the expiry was read first. */
+    ovs_assert(read >= in_ring_at_until);
+    /* Bounded: within the time two rings' worth of frames take to arrive,
+     * plus a poll, far from the cap.  (The run of polls under way at the
+     * expiry stamps a time before it; the next one ends the pause.) */
+    ovs_assert(released - until <= 2 * (RING * ARRIVE + POLL));
+    ovs_assert(released - until < cap);
+
+    /* Without the rule, such a ring waits for the cap. */
+    ovs_assert(pfc_pause_holds(until, until + cap - 1, 0, cap));
+
+    /* pfc_rxq_drain_ticks(): 2048 minimum frames at 10 Gb/s take 137.6 us. */
+    ovs_assert(pfc_rxq_drain_ticks(&tb10g, 2048) / 100 == 1376);
+}
+
 /* The tx ring of a PFC port and its worst-case response (seed 000 4.6). */
 static void
 test_ring(void)
@@ -2029,6 +2096,7 @@ static const struct {
     { "pause", test_pause },
     { "tcs-blocked", test_tcs_blocked },
     { "ring", test_ring },
+    { "rxq-drain", test_rxq_drain },
     { "holdq", test_holdq },
     { "holdq-remap", test_holdq_remap },
     { "config", test_config },

@@ -990,9 +990,12 @@ test_hold_full() {
 # queue i, and the PMD thread sends on tx queue 1 (0 is the main thread's).
 # With one rx queue, nothing drains ring 1: two net_pcap sources send it
 # priority 3 until it is full.  Upstream OVS would drop what the full ring
-# refuses; the PFC port holds it, in order, charged to the sources, and the
-# sources send XOFF.  Then a second rx queue drains the ring: the held
-# packets follow, the sources send XON, and nothing is lost.
+# refuses; the PFC port holds it, in order, charged to the sources' priority
+# groups in the shared buffer, and the sources send XOFF.  net_pcap sources
+# do not honour PFC: what they send past XOFF and their headroom is dropped,
+# and counted both as headroom drops of the sources and as hold drops of
+# ring0, never anywhere else.  Then a second rx queue drains the ring: the
+# held packets follow, the sources send XON, and none of them is lost.
 test_congestion() {
     local n=10000 srcs="0 1" src rx full held took i
     pfc_setup "$OVS" || return 1
@@ -1038,9 +1041,15 @@ PYEOF
     full=$(pfc_show ring0 | sed -n 's/.*tx-full held: \([0-9]*\).*/\1/p')
     check "ring0 tx-full held" "$full" -gt 0
     check "ring0 packets held while the ring is full" "$held" -gt 0
+    pfc_appctl pfc/buffer
     pfc_stats_refresh
-    check "ring0 pfc_hold_drops_p3" "$(pfc_stat ring0 pfc_hold_drops_p3)" \
-        -eq 0
+    # Every drop is a source's headroom drop: a sender that ignores XOFF.
+    local hdrm=$(( $(pfc_stat src0 pfc_headroom_drops_p3)
+                   + $(pfc_stat src1 pfc_headroom_drops_p3) ))
+    local drops
+    drops=$(pfc_stat ring0 pfc_hold_drops_p3)
+    check "ring0 pfc_hold_drops_p3 (= the sources' headroom drops)" \
+        "$drops" -eq "$hdrm"
     check "ring0 ovs_tx_failure_drops" \
         "$(pfc_stat ring0 ovs_tx_failure_drops)" -eq 0
 
@@ -1061,14 +1070,14 @@ PYEOF
         sleep 0.2
     done
     check "ring0 rx_packets (all $took it took, none lost)" "$rx" -eq "$took"
-    check "ring0 pfc_hold_drops_p3" "$(pfc_stat ring0 pfc_hold_drops_p3)" \
-        -eq 0
+    check "ring0 pfc_hold_drops_p3 (none since)" \
+        "$(pfc_stat ring0 pfc_hold_drops_p3)" -eq "$drops"
     check "ring0 ovs_tx_failure_drops" \
         "$(pfc_stat ring0 ovs_tx_failure_drops)" -eq 0
     check "ring0 held p3 at the end" "$(held_ring0)" -eq 0
 
-    # The sources sent XOFF for priority 3 when their charge crossed the
-    # derived XOFF (877 packets), then XON (time 0) as the ring drained.
+    # The sources sent XOFF for priority 3 when their priority group crossed
+    # its dynamic threshold, then XON (time 0) as the ring drained.
     for src in $srcs; do
         check "src$src pfc_tx_frames_p3" \
             "$(pfc_stat src$src pfc_tx_frames_p3)" -ge 2
@@ -1963,15 +1972,15 @@ test_vhost_paused_uplink() { vhost_paused_uplink; }
 test_vhost_paused_uplink_client() { vhost_paused_uplink client; }
 
 # A guest that stops reading and does not come back.  First with the
-# watchdog off: vhost0 holds at most queue-size (200) of A's p3 frames and
-# drops the rest, so the guest costs the host a bounded number of mbufs, and
-# dpdk-a keeps A paused.  Then with the watchdog on (200 ms, action drop):
+# watchdog off: vhost0 holds its bound, queue-size (200), of A's p3 frames
+# in the shared pool and at most dpdk-a's headroom more, so the guest costs
+# the host a bounded number of mbufs, and dpdk-a keeps A paused.  Then with the watchdog on (200 ms, action drop):
 # the stuck guest is a storm; the held frames and those that follow are
 # dropped and counted, dpdk-a's occupancy is released and A gets an XON
 # while the guest is still stuck.  Once the guest reads again, p3 is
 # restored, lossless again, and every mbuf is back in the mempool.
 test_vhost_stuck_guest() {
-    local rec pcap free0 free1 held xoff_state
+    local rec pcap free0 free1 held xoff_state hdrm
     vhost_setup || return 1
     rec=$PFC_TMP/rx.json
     pcap=$PFC_TMP/a.pcap
@@ -1988,12 +1997,24 @@ test_vhost_stuck_guest() {
     sleep 0.5
     held=$(vhost_held 3)
     free1=$(mempool_free)
-    check "p3 frames held at vhost0 (queue-size 200)" "$held" -eq 200
+    # vhost0's traffic class queue takes up to its bound, queue-size 200,
+    # in the shared pool; what comes after dpdk-a's XOFF (xoff-threshold) or
+    # vhost0's bound goes into dpdk-a's headroom for p3; A's frames past that
+    # headroom would be dropped.
+    hdrm=$(pfc_show dpdk-a | sed -n 's/^ *headroom: \([0-9]*\) cells.*/\1/p')
+    pfc_show dpdk-a | grep -E '^  (headroom|p3 )'
+    check "p3 frames held at vhost0 (queue-size 200, then dpdk-a's headroom)" \
+        "$held" -ge 200
+    check "p3 frames held at vhost0 (at most 200 + dpdk-a's headroom)" \
+        "$held" -le $((200 + hdrm))
+    check "dpdk-a's p3 headroom in use (cells)" \
+        "$(pfc_show dpdk-a | awk '$1 == "p3" { print $16 }')" -gt 0
     pfc_stats_refresh
-    check "vhost0 pfc_hold_drops_p3" "$(pfc_stat vhost0 pfc_hold_drops_p3)" \
-        -ge 500
+    check "vhost0 pfc_hold_drops_p3 (all dpdk-a's headroom drops)" \
+        "$(pfc_stat vhost0 pfc_hold_drops_p3)" -eq \
+        "$(pfc_stat dpdk-a pfc_headroom_drops_p3)"
     check "mbufs the stuck guest costs the host (free: $free0 -> $free1)" \
-        "$((free0 - free1))" -le 300
+        "$((free0 - free1))" -le $((held + 100))
     check "mbufs held for the stuck guest are out of the mempool" \
         "$((free0 - free1))" -ge 200
     run_or_fail "dpdk-a keeps A paused (XOFF in force for p3)" \
