@@ -629,6 +629,30 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
     atomic_store_relaxed(&port->dcbx_on, true);
 }
 
+/* Returns the descriptors of the largest rx ring of the port that 'info'
+ * describes, for struct pfc_rxq_drain: the Interface's n_rxq_desc, or what
+ * the driver says one of its rx queues has if that is more.  A ring larger
+ * than this would end pauses early under a flood: a driver that sizes its
+ * ring by other means (net_af_packet's framecnt) must not exceed
+ * n_rxq_desc. */
+static uint32_t
+pfc_rx_ring_size(const struct netdev_dpdk_pfc_port_info *info)
+{
+    uint32_t ring = MAX(info->rxq_size, 1);
+
+    if (!info->vhost && info->port_id < RTE_MAX_ETHPORTS) {
+        for (int q = 0; q < info->n_rxq; q++) {
+            struct rte_eth_rxq_info qinfo;
+
+            memset(&qinfo, 0, sizeof qinfo);
+            if (!rte_eth_rx_queue_info_get(info->port_id, q, &qinfo)) {
+                ring = MAX(ring, qinfo.nb_desc);
+            }
+        }
+    }
+    return ring;
+}
+
 /* Returns 0 if the headroom in 'thr' of every lossless priority of 'pfc' on
  * 'port' fits in the buffer with what other ports reserve
  * (pfc_pool_fits()), else EINVAL with the numbers and the remedies in
@@ -832,7 +856,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     ovs_strlcpy(port->driver, driver, sizeof port->driver);
     port->tb.hz = rte_get_tsc_hz();
     port->poll_cap = port->tb.hz / 1000 * PFC_POLL_CAP_MS;
-    atomic_store_relaxed(&port->rxq_desc, MAX(info->rxq_size, 1));
+    atomic_store_relaxed(&port->rxq_desc, pfc_rx_ring_size(info));
     port->adopt = port->tb.hz / 1000 * PFC_ADOPT_MS;
     atomic_store_relaxed(&port->n_rxq,
                          MIN(MAX(info->n_rxq, 1), RTE_MAX_QUEUES_PER_PORT));
@@ -840,7 +864,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     port->speed_from_link = from_link;
     atomic_store_relaxed(&port->late_bound,
                          2 * pfc_rxq_drain_ticks(&port->tb,
-                                                 MAX(info->rxq_size, 1))
+                                                 pfc_rx_ring_size(info))
                          + port->tb.hz / 1000000 * PFC_LATE_SLACK_US);
     if (!port->conf) {
         /* PFC applied anew: no storm carries over from an earlier QoS. */
