@@ -1,8 +1,10 @@
 # Benchmark of PFC against plain OVS-DPDK: what PFC costs the datapath
 # with one and with two PMD threads, and how fast it reacts.
 #
-#   make bench      builds the tree if needed, then runs
-#                   utilities/ovs-pfc-bench on it, then
+#   make bench      builds the tree if needed, then runs the shared
+#                   buffer's figures (ovstest test-pfc-buffer bench: its
+#                   decisions' cost per packet, incast with 8 senders),
+#                   then utilities/ovs-pfc-bench on it, then
 #                   utilities/ovs-pfc-bench-vhost: two tables with every
 #                   figure next to its target, plus pfc-bench.png (per-
 #                   priority throughput through a pause/resume cycle) and
@@ -22,6 +24,7 @@
 EXTRA_DIST += bench.mk
 
 bench: all-local
+	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-buffer bench
 	PFC_BENCH_PNG='$(abs_builddir)/pfc-bench.png' \
 	PFC_BENCH_JSON='$(abs_builddir)/pfc-bench.json' \
 	    $(srcdir)/utilities/ovs-pfc-bench $(abs_builddir)/$(OVS_TREE)
