@@ -17,8 +17,12 @@
 #ifndef NETDEV_DPDK_PFC_PRIVATE_H
 #define NETDEV_DPDK_PFC_PRIVATE_H 1
 
-/* State shared by lib/netdev-dpdk-pfc.c (the DPDK glue of PFC) and
- * lib/netdev-dpdk-pfc-show.c (its statistics and unixctl commands).  The
+/* State and helpers shared by the files of the DPDK glue of PFC:
+ * lib/netdev-dpdk-pfc.c (QoS objects), lib/netdev-dpdk-pfc-rx.c (receive),
+ * lib/netdev-dpdk-pfc-tx.c (transmit), lib/netdev-dpdk-pfc-wd.c (watchdog),
+ * lib/netdev-dpdk-pfc-vhost.c (vhost-user ports), lib/netdev-dpdk-pfc-dcbx.c
+ * (DCBX), lib/netdev-dpdk-pfc-buffer.c (the shared buffer) and
+ * lib/netdev-dpdk-pfc-show.c (statistics and unixctl commands).  The
  * threads and locks are described at the top of lib/netdev-dpdk-pfc.c. */
 
 #include <rte_ethdev.h>
@@ -36,6 +40,9 @@
  * id (pfc_port_is_vhost()). */
 #define PFC_MAX_VHOST 64
 #define PFC_N_PORTS (RTE_MAX_ETHPORTS + PFC_MAX_VHOST)
+
+/* Most held packets handed to the NIC in one rte_eth_tx_burst() call. */
+#define PFC_TX_BURST 32
 
 struct pfc_port {
     rte_spinlock_t lock;        /* Protects the members marked [L]. */
@@ -150,7 +157,7 @@ struct pfc_port {
     struct pfc_counters counters;       /* [L] */
 
     /* PFC watchdog (lib/pfc.h): storms of PFC frames received on this
-     * port.  Checked at most every PFC_WD_CHECK_US by a thread that flushes
+     * port.  Checked at most every PFC_WD_CHECK_MS by a thread that flushes
      * the port (pfc_wd_check()). */
     struct pfc_wd wd;                   /* [L] */
     struct pfc_wd_params wd_params;     /* [L] From the QoS in force. */
@@ -285,6 +292,7 @@ struct netdev_dpdk_pfc {
                                      * qid may hold packets. */
 };
 
+/* lib/netdev-dpdk-pfc.c. */
 void netdev_dpdk_pfc_ports_init(void);
 
 /* The shared pool of the buffer (lib/netdev-dpdk-pfc-buffer.c). */
@@ -311,5 +319,120 @@ enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
                                   struct pfc_held *, uint64_t free);
 void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_flush_cache(struct pfc_txq *);
+
+/* lib/netdev-dpdk-pfc-tx.c. */
+int pfc_send_locked(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *,
+                    struct rte_mbuf **pkts, int cnt, int *n_taken,
+                    int *n_dropped, int *n_refused);
+int pfc_tx_burst_blocking(struct pfc_port *, int qid, struct rte_mbuf **pkts,
+                          int cnt);
+
+/* lib/netdev-dpdk-pfc-wd.c. */
+/* What one watchdog check found, for pfc_wd_log() to report once no lock
+ * is held. */
+struct pfc_wd_events {
+    uint8_t detected;                   /* Priorities that became stormed. */
+    uint8_t restored;                   /* And operational again. */
+    uint64_t since[PFC_N_PRIOS];        /* TSC: start of the detection. */
+    uint64_t stormed_at[PFC_N_PRIOS];   /* TSC: detection of the storm. */
+    uint64_t now, hz;                   /* TSC of the check, TSC cycles/s. */
+    enum pfc_wd_action action;
+    uint32_t restore_ms;
+    bool guest;                         /* A vhost-user port. */
+    char name[MEMBER_SIZEOF(struct pfc_port, name)];
+};
+
+void pfc_wd_publish(struct pfc_port *);
+void pfc_wd_check(struct netdev_dpdk_pfc *, uint64_t now,
+                  struct pfc_wd_events *);
+void pfc_wd_log(const struct pfc_wd_events *);
+
+/* lib/netdev-dpdk-pfc-vhost.c. */
+struct pfc_port *pfc_vhost_port(const char *name);
+
+/* lib/netdev-dpdk-pfc-dcbx.c. */
+extern bool pfc_dcbx_applying;
+void pfc_tx_lldp(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *);
+void pfc_dcbx_stop__(struct pfc_port *);
+void pfc_dcbx_stop(struct pfc_port *);
+void pfc_dcbx_bind(struct netdev_dpdk_pfc *, struct pfc_port *, bool first);
+
+/* Small helpers of the transmit path that several files use. */
+
+/* Adds 'n' to 'counter', which only the holder of the lock of its tx queue
+ * writes: a plain load and store, no locked instruction, for the transmit
+ * path. */
+static inline void
+pfc_count(atomic_uint64_t *counter, uint64_t n)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(counter, &v);
+    atomic_store_relaxed(counter, v + n);
+}
+
+/* Tells transmit threads that port->until[] changed (port->pause_gen).  The
+ * caller holds port->lock. */
+static inline void
+pfc_port_bump_gen(struct pfc_port *port)
+{
+    uint64_t gen;
+
+    atomic_read_relaxed(&port->pause_gen, &gen);
+    atomic_store_explicit(&port->pause_gen, gen + 1, memory_order_release);
+}
+
+/* Adds 'h' to (sign > 0) or takes it off (sign < 0) the held counts of 't'.
+ * Only the holder of t->lock writes them (pfc_count()). */
+static inline void
+pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
+{
+    uint64_t len = h->len;
+
+    pfc_count(&t->held_pkts[h->prio], sign > 0 ? 1 : UINT64_MAX);
+    pfc_count(&t->held_bytes[h->prio], sign > 0 ? len : -len);
+}
+
+/* Takes 'h', which is leaving a traffic class queue of 't', off the held
+ * counts of 't' and off the occupancy of its ingress port. */
+static inline void
+pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
+{
+    pfc_buf_unhold(t, h);
+    pfc_txq_count_held(t, h, -1);
+}
+
+/* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets. */
+static inline void
+pfc_note_holding(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
+{
+    int qid = t - pfc->txq;
+    uint64_t bit = UINT64_C(1) << MIN(qid, 63);
+    uint64_t orig;
+
+    if (t->n_held) {
+        atomic_read_relaxed(&pfc->holding, &orig);
+        if (!(orig & bit)) {
+            atomic_or_relaxed(&pfc->holding, bit, &orig);
+        }
+    } else if (qid < 63) {
+        /* Bit 63 is shared by tx queues 63 and up: never cleared. */
+        atomic_and_relaxed(&pfc->holding, ~bit, &orig);
+    }
+}
+
+/* For the watchdog of a vhost-user port: counts that the guest's receive
+ * queue of 't' took 'taken' of the 'offered' packets of one transmit
+ * attempt (pfc_wd_vq_stalled()).  The caller holds t->lock. */
+static inline void
+pfc_vq_note(struct pfc_txq *t, uint16_t taken, uint16_t offered)
+{
+    if (taken) {
+        pfc_count(&t->vq_taken, taken);
+    }
+    if (taken < offered) {
+        pfc_count(&t->vq_refused, 1);
+    }
+}
 
 #endif /* netdev-dpdk-pfc-private.h */

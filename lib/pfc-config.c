@@ -413,12 +413,13 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     if (!cfg->xoff_threshold) {
         if (smap_get(details, "xon-threshold")) {
             *errp = xstrdup("other_config:xon-threshold needs "
-                            "other_config:xoff-threshold (without it, XOFF "
-                            "and XON are derived: see xon-hysteresis)");
+                            "other_config:xoff-threshold (without it, the "
+                            "threshold is dynamic: see dynamic-th and "
+                            "xon-hysteresis)");
             return EINVAL;
         }
         error = parse_range(details, "xon-hysteresis", 1, PFC_QUEUE_SIZE_MAX,
-                            "packets", false, &value, &found, errp);
+                            "cells (packets)", false, &value, &found, errp);
         if (error) {
             return error;
         }
@@ -427,7 +428,7 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     } else {
         if (smap_get(details, "xon-hysteresis")) {
             *errp = xstrdup("other_config:xon-hysteresis applies only to "
-                            "derived thresholds: use xon-threshold with "
+                            "the dynamic threshold: use xon-threshold with "
                             "xoff-threshold");
             return EINVAL;
         }

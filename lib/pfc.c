@@ -588,17 +588,31 @@ pfc_wd_params_init(struct pfc_wd_params *params, const struct pfc_config *cfg,
 }
 
 /* For the watchdog of a port without a MAC: returns true if one receive
- * queue of its guest was stalled over the check interval that ends now, that
- * is, it refused packets ('refused', the count of transmit attempts it
- * refused in part or whole, grew since the last check) and took none
- * ('taken', the count of packets it took, did not grow).  A queue that was
- * not offered anything is not stalled, nor one that took packets, however
- * few.  Updates '*seen' to the counts of this check. */
+ * queue of its guest was stalled over the check interval that ends now: it
+ * refused packets ('refused', the count of transmit attempts it refused in
+ * part or whole, grew since the last check), and either took none ('taken',
+ * the count of packets it took, did not grow) or has not yet taken, since
+ * the check that began the current drain window, as many packets as were
+ * waiting for it then.  'waiting' is the packets waiting for it now.
+ *
+ * The drain window is what "packets waiting, nothing sent" means for a
+ * guest that reads a trickle: it takes some at times, never what waits.  A
+ * guest that keeps up, however slowly, takes the backlog of each window
+ * within a few checks; the check at which it did is not stalled, which ends
+ * any detection interval, and begins the next window.  A queue that was not
+ * offered anything is not stalled.  Updates '*seen'. */
 bool
-pfc_wd_vq_stalled(struct pfc_wd_vq *seen, uint64_t refused, uint64_t taken)
+pfc_wd_vq_stalled(struct pfc_wd_vq *seen, uint64_t refused, uint64_t taken,
+                  uint64_t waiting)
 {
-    bool stalled = refused != seen->refused && taken == seen->taken;
+    bool refusing = refused != seen->refused;
+    bool drained = taken - seen->base >= seen->backlog;
+    bool stalled = refusing && (taken == seen->taken || !drained);
 
+    if (drained) {
+        seen->backlog = waiting;
+        seen->base = taken;
+    }
     seen->refused = refused;
     seen->taken = taken;
     return stalled;

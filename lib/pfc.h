@@ -429,6 +429,9 @@ struct pfc_wd_vq {
     uint64_t refused;   /* Transmit attempts that the queue refused, in
                          * part or whole, since the port was bound. */
     uint64_t taken;     /* Packets the queue took, since the same time. */
+    uint64_t backlog;   /* Packets that waited for the queue at the check
+                         * that began the current drain window... */
+    uint64_t base;      /* ...and 'taken' then. */
 };
 
 struct pfc_config;
@@ -441,7 +444,8 @@ void pfc_wd_frame(struct pfc_wd *, const struct pfc_frame *, uint8_t enabled,
 uint8_t pfc_wd_run(struct pfc_wd *, const struct pfc_wd_params *,
                    uint8_t paused, uint8_t waiting, uint64_t now,
                    uint8_t *detected, uint8_t *restored);
-bool pfc_wd_vq_stalled(struct pfc_wd_vq *, uint64_t refused, uint64_t taken);
+bool pfc_wd_vq_stalled(struct pfc_wd_vq *, uint64_t refused, uint64_t taken,
+                       uint64_t waiting);
 void pfc_wd_stall(struct pfc_wd *, uint8_t prios, uint8_t enabled,
                   uint64_t now);
 const char *pfc_wd_action_name(enum pfc_wd_action);
@@ -461,22 +465,22 @@ struct pfc_config {
     uint32_t lldp_tx_interval;  /* lldp-tx-interval, seconds,
                                  * PFC_LLDP_TX_INTERVAL_MIN..MAX (default
                                  * 30). */
-    uint64_t xoff_threshold;    /* xoff-threshold, bytes per (ingress port,
-                                 * priority), 64..2^32-1, or 0 if not set:
-                                 * then XOFF and XON are derived in packets
-                                 * from the headroom
-                                 * (pfc_derive_thresholds()). */
+    uint64_t xoff_threshold;    /* xoff-threshold, bytes per priority group
+                                 * (ingress port, priority), 64..2^32-1, or
+                                 * 0 if not set: then the threshold is
+                                 * dynamic (dyn_th, lib/pfc-buffer.h). */
     uint64_t xon_threshold;     /* xon-threshold, bytes, 0..xoff_threshold-1.
                                  * Default: xoff_threshold / 2.  Only with
                                  * xoff-threshold. */
     bool xon_default;           /* True if xon_threshold was derived. */
     uint32_t cable_length;      /* cable-length, metres, 0..100000 (default
-                                 * 100): input of the derived headroom. */
+                                 * 100): input of the headroom model. */
     int headroom_model;         /* headroom-model, an enum
                                  * pfc_headroom_model (default annex-a). */
-    uint32_t xon_hysteresis;    /* xon-hysteresis, packets, 1..65536, or 0
-                                 * for the default of half the derived
-                                 * XOFF: derived XON = XOFF - hysteresis. */
+    uint32_t xon_hysteresis;    /* xon-hysteresis, cells, 1..65536, or 0
+                                 * for half the dynamic threshold: XON =
+                                 * threshold - hysteresis.  Only without
+                                 * xoff-threshold. */
     uint16_t pause_quanta;      /* pause-quanta, 1..65535 (default 65535). */
     bool mac_control_trust;     /* mac-control=trust: MAC Control frames
                                  * are taken to reach this switch without

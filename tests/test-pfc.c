@@ -725,7 +725,7 @@ test_config(void)
           "headroom-model", "guess");
     PARSE(&cfg, EINVAL, "xon-threshold needs other_config:xoff-threshold",
           "xon-threshold", "10");
-    PARSE(&cfg, EINVAL, "xon-hysteresis applies only to derived",
+    PARSE(&cfg, EINVAL, "xon-hysteresis applies only to the dynamic",
           "xoff-threshold", "1000", "xon-hysteresis", "10");
     PARSE(&cfg, EINVAL, "xon-hysteresis", "xon-hysteresis", "0");
 
@@ -1347,7 +1347,10 @@ wd_guest_check(struct pfc_wd *wd, const struct pfc_wd_params *p,
                uint8_t waiting, uint64_t now, uint8_t want_detected,
                uint8_t want_restored)
 {
-    uint8_t stalled = pfc_wd_vq_stalled(vq, refused, taken) ? 0xff : 0;
+    /* 'waiting' priorities have 10 packets waiting each. */
+    uint8_t stalled = (pfc_wd_vq_stalled(vq, refused, taken,
+                                         10 * count_1bits(waiting))
+                       ? 0xff : 0);
 
     pfc_wd_stall(wd, stalled, p->enabled, now);
     return wd_check(wd, p, stalled & p->enabled, waiting, now, want_detected,
@@ -1363,28 +1366,42 @@ static void
 test_wd_guest(void)
 {
     struct pfc_wd_params p = wd_params(0x08, 200, 400, PFC_WD_FORWARD);
-    struct pfc_wd_vq vq = { 0, 0 };
+    struct pfc_wd_vq vq = { 0, 0, 0, 0 };
     uint64_t refused = 0, taken = 0, t;
     struct pfc_wd wd;
 
     p.guest = true;
 
-    /* The stall rule. */
-    ovs_assert(!pfc_wd_vq_stalled(&vq, 0, 0));      /* Nothing offered. */
-    ovs_assert(pfc_wd_vq_stalled(&vq, 1, 0));       /* Refused, took none. */
-    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 1));      /* Took one. */
-    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 1));      /* Idle. */
-    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 9));      /* Took, none refused. */
-    ovs_assert(pfc_wd_vq_stalled(&vq, 6, 9));
+    /* The stall rule, with nothing waiting: refused and took none. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 0, 0, 0));   /* Nothing offered. */
+    ovs_assert(pfc_wd_vq_stalled(&vq, 1, 0, 0));    /* Refused, took none. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 1, 0));   /* Took one. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 1, 0));   /* Idle. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 5, 9, 0));   /* Took, none refused. */
+    ovs_assert(pfc_wd_vq_stalled(&vq, 6, 9, 0));
     ovs_assert(vq.refused == 6 && vq.taken == 9);
 
+    /* The drain window: 5 packets wait; taking 1 while refusing is stalled
+     * until the 5 were taken; the check at which they were is not, and
+     * begins a window of what waits then. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 6, 9, 5));   /* Window of 5. */
+    ovs_assert(pfc_wd_vq_stalled(&vq, 7, 10, 5));   /* 1 of 5. */
+    ovs_assert(pfc_wd_vq_stalled(&vq, 8, 12, 5));   /* 3 of 5. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 9, 14, 7));  /* 5 of 5: next, 7. */
+    ovs_assert(vq.backlog == 7 && vq.base == 14);
+    ovs_assert(pfc_wd_vq_stalled(&vq, 10, 20, 7));  /* 6 of 7. */
+    ovs_assert(!pfc_wd_vq_stalled(&vq, 10, 20, 7)); /* Not refusing. */
+
     /* A guest that reads slowly: every check, its queue refuses some and
-     * takes some.  For 5 s: never stormed. */
+     * takes 3, and 10 wait: it drains each window within 4 checks.  For
+     * 5 s: never stormed. */
     pfc_wd_init(&wd);
-    vq = (struct pfc_wd_vq) { 0, 0 };
-    for (t = 0; t < 5000 * MS; t += MS) {
+    vq = (struct pfc_wd_vq) { 0, 0, 0, 0 };
+    for (t = 0; t < 4999 * MS; t += MS) {
         wd_guest_check(&wd, &p, &vq, ++refused, taken += 3, 0x08, t, 0, 0);
     }
+    /* The last check before it stops drains its window. */
+    wd_guest_check(&wd, &p, &vq, ++refused, taken += 10, 0x08, t, 0, 0);
 
     /* The guest stops reading: stalled at every check, with packets
      * waiting.  Stormed exactly 200 ms after the first stalled check. */
@@ -1425,6 +1442,17 @@ test_wd_guest(void)
         wd_guest_check(&wd, &p, &vq, refused, taken, 0, t, 0, 0);
     }
     for (; t < 8200 * MS; t += MS) {
+        wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0, 0);
+    }
+    wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0x08, 0);
+
+    /* A guest that reads a trickle, one packet every 100 ms, of the 10 that
+     * wait and are refused: stormed 200 ms after it began, though it takes
+     * some. */
+    pfc_wd_init(&wd);
+    vq = (struct pfc_wd_vq) { refused, taken, 0, taken };
+    for (t = 9000 * MS; t < 9200 * MS; t += MS) {
+        taken += (t / MS) % 100 == 50;
         wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0, 0);
     }
     wd_guest_check(&wd, &p, &vq, ++refused, taken, 0x08, t, 0x08, 0);

@@ -1,0 +1,312 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Receive side of the DPDK glue of PFC (the opening comment of
+ * lib/netdev-dpdk-pfc.c describes the threads and locks).  On the PMD thread
+ * that polls an rx queue of a port with QoS type pfc: consumes the MAC
+ * Control frames, whose PFC frames set the port's pause timers, and the
+ * LLDPDUs of DCBX; drops what the watchdog drops; and stamps the polls that
+ * the end of a pause waits for. */
+
+#include <config.h>
+#include "netdev-dpdk-pfc.h"
+#include "netdev-dpdk-pfc-private.h"
+
+#include <string.h>
+
+#include <rte_atomic.h>
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "openvswitch/usdt-probes.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "pfc.h"
+#include "pfc-dcbx.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_rx);
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Packets that one rx poll reads at most (NETDEV_MAX_BURST).  A poll that
+ * reads fewer emptied its rx ring. */
+#define PFC_RX_BURST 32
+
+/* Returns true if the frame of 'len' octets at 'data' is an LLDPDU to the
+ * nearest bridge address 01-80-C2-00-00-0E, untagged (IEEE 802.1AB-2016
+ * 7.1), which DCBX consumes. */
+static inline bool
+pfc_is_lldp(const uint8_t *data, size_t len)
+{
+    static const uint8_t dst[ETH_ADDR_LEN] = {
+        0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e
+    };
+
+    return (len >= ETH_HEADER_LEN
+            && data[12] == (PFC_LLDP_ETH_TYPE >> 8)
+            && data[13] == (PFC_LLDP_ETH_TYPE & 0xff)
+            && !memcmp(data, dst, ETH_ADDR_LEN));
+}
+
+/* Receives the LLDPDU in 'm' on 'port' (DCBX on): updates the port's DCBX
+ * state under port->lock, and logs what changed once it is released.  The
+ * caller frees 'm'. */
+static void
+pfc_rx_lldp(struct pfc_port *port, const struct rte_mbuf *m)
+{
+    const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+    size_t len = rte_pktmbuf_data_len(m);
+    char name[sizeof port->name];
+    uint8_t old_oper, oper;
+    bool old_mm, mm, changed;
+    struct eth_addr src;
+    const char *why;
+
+    memcpy(src.ea, data + ETH_ADDR_LEN, ETH_ADDR_LEN);
+    rte_spinlock_lock(&port->lock);
+    old_oper = port->dcbx.oper;
+    old_mm = port->dcbx.mismatch;
+    changed = pfc_dcbx_rx(&port->dcbx, &port->dcbx_params, port->mac, src,
+                          data + ETH_HEADER_LEN, len - ETH_HEADER_LEN,
+                          rte_get_tsc_cycles(), port->tb.hz, &why);
+    if (why) {
+        port->dcbx_error = why;
+    }
+    port->dcbx_changed |= changed;
+    oper = port->dcbx.oper;
+    mm = port->dcbx.mismatch;
+    ovs_strlcpy(name, port->name, sizeof name);
+    rte_spinlock_unlock(&port->lock);
+
+    if (why) {
+        VLOG_WARN_RL(&rl, "%s: DCBX: malformed LLDPDU ignored: %s", name,
+                     why);
+    }
+    if (changed) {
+        VLOG_INFO_RL(&rl, "%s: DCBX: operational PFC enable vector 0x%02"
+                     PRIx8" -> 0x%02"PRIx8, name, old_oper, oper);
+    }
+    if (mm && !old_mm) {
+        VLOG_WARN_RL(&rl, "%s: DCBX: PFC configuration mismatch with the "
+                     "link partner (see pfc/show)", name);
+    }
+}
+
+/* Copies the pause timers of 'port', changed by a PFC frame read at TSC
+ * 'now', to the atomics that transmit threads read.  The caller holds
+ * port->lock. */
+static void
+pfc_port_publish(struct pfc_port *port, uint64_t now)
+{
+    uint64_t max = 0;
+
+#ifdef HAVE_USDT_PROBES
+    atomic_store_relaxed(&port->pause_read, now);   /* Probe "paused". */
+#else
+    (void) now;
+#endif
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        atomic_store_relaxed(&port->until[n], port->pause.until[n]);
+        max = MAX(max, port->pause.until[n]);
+    }
+    atomic_store_relaxed(&port->max_until, max);
+    pfc_port_bump_gen(port);
+}
+
+/* Acts on a MAC Control frame of kind 'kind' (decoded into 'frame') read on
+ * 'port' at TSC 'now', which arrived after TSC 'earliest' (the start of the
+ * previous poll of its rx queue that emptied the ring). */
+static void
+pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
+             const struct pfc_frame *frame, uint64_t now, uint64_t earliest)
+{
+    uint8_t enabled, started = 0, xon = 0;
+
+    rte_spinlock_lock(&port->lock);
+    switch (kind) {
+    case PFC_RX_PFC:
+        /* Only priorities in pfc-enable honour the frame. */
+        enabled = port->conf ? port->conf->cfg.enabled : 0;
+        started = pfc_receive(&port->pause, &port->counters, frame, enabled,
+                              &port->tb, now, earliest);
+        pfc_wd_frame(&port->wd, frame, enabled, started, now);
+        pfc_port_publish(port, now);
+        break;
+    case PFC_RX_PAUSE:
+        port->counters.rx_pause_ignored++;
+        break;
+    case PFC_RX_UNSUPPORTED:
+        port->counters.rx_unsupported++;
+        break;
+    case PFC_RX_INVALID:
+        port->counters.rx_invalid++;
+        break;
+    case PFC_RX_NOT_MAC_CONTROL:
+    default:
+        OVS_NOT_REACHED();
+    }
+    rte_spinlock_unlock(&port->lock);
+    for (int n = 0; kind == PFC_RX_PFC && n < PFC_N_PRIOS; n++) {
+        xon |= (frame->enable & (1u << n) && !frame->time[n]) << n;
+    }
+    /* Vectors: the frame's priority_enable_vector, the priorities it
+     * resumes (time 0: XON) << 8, those it paused that were not paused
+     * << 16.  The last argument is when the pause timers it set were in
+     * force for every transmit decision.  (At most 6 arguments: bpftrace
+     * reads no more on x86_64.) */
+    OVS_USDT_PROBE(netdev_dpdk_pfc, rx_frame, (int) (port - pfc_ports),
+                   (int) kind,
+                   (uint32_t) frame->enable | xon << 8 | started << 16, now,
+                   rte_get_tsc_cycles());
+    (void) started;
+    (void) xon;
+}
+
+/* Returns the TSC to pass to netdev_dpdk_pfc_rx() for the poll of rx queue
+ * 'qid' of DPDK port 'port_id' that is about to begin, or 0 if the port has
+ * no PFC or if its poll stamp needs no update (no pause can wait for it).
+ * Costs two loads on a PFC port with no pause in force. */
+uint64_t
+netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
+{
+    struct pfc_port *port;
+    uint64_t max, polled;
+    bool active;
+
+    if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
+        return 0;
+    }
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->active, &active);
+    if (!active) {
+        return 0;
+    }
+    atomic_read_relaxed(&port->max_until, &max);
+    atomic_read_relaxed(&port->rxq_polled[qid], &polled);
+    if (polled < max) {
+        uint64_t start = rte_get_tsc_cycles();
+
+        /* RDTSC is not ordered with the loads that follow it: without a
+         * fence, the driver could read the rx ring's descriptors before the
+         * TSC, and the stamp would cover a frame that arrived in between
+         * unread.  A load fence (LFENCE on x86) keeps them after it. */
+        rte_rmb();
+        return start;
+    }
+    return 0;
+}
+
+/* During a storm of PFC frames received on 'port' whose watchdog action is
+ * "drop": frees 'm', received on 'port', and returns true if its priority is
+ * in 'dropped' (the stormed priorities); counts it in wd_rx_dropped. */
+static bool
+pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, uint8_t dropped)
+{
+    uint64_t orig;
+    uint8_t def;
+    int prio;
+
+    atomic_read_relaxed(&port->default_prio, &def);
+    prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
+                               rte_pktmbuf_data_len(m), def);
+    if (!((dropped >> prio) & 1)) {
+        return false;
+    }
+    atomic_add_relaxed(&port->wd_rx_dropped[prio], 1, &orig);
+    rte_pktmbuf_free(m);
+    return true;
+}
+
+/* Consumes the MAC Control frames among the 'cnt' packets (possibly 0) just
+ * read in 'pkts' from rx queue 'qid' of DPDK port 'port_id', if the port has
+ * QoS type pfc: valid PFC frames set the pause timers, every MAC Control
+ * frame is counted and freed, none reaches the datapath.  'start' is what
+ * netdev_dpdk_pfc_rx_begin() returned before the poll: if nonzero and the
+ * poll emptied the ring (read fewer than PFC_RX_BURST packets), it becomes
+ * the queue's poll stamp (pfc_pause_holds()).  Compacts 'pkts' and returns
+ * how many remain. */
+int
+netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
+                   int cnt, uint64_t start)
+{
+    struct pfc_port *port;
+    uint64_t earliest = 0;
+    uint8_t wd_dropped;
+    bool active, dcbx_on;
+    int kept = 0;
+
+    if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
+        return cnt;
+    }
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->active, &active);
+    if (!active) {
+        return cnt;
+    }
+
+    atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
+    atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        struct pfc_frame frame;
+        enum pfc_rx_kind kind;
+
+        if (OVS_LIKELY(!pfc_maybe_mac_control(rte_pktmbuf_mtod(m, void *),
+                                              rte_pktmbuf_data_len(m)))) {
+            if (OVS_UNLIKELY(dcbx_on)
+                && pfc_is_lldp(rte_pktmbuf_mtod(m, const void *),
+                               rte_pktmbuf_data_len(m))) {
+                pfc_rx_lldp(port, m);
+                rte_pktmbuf_free(m);
+                continue;
+            }
+            if (OVS_UNLIKELY(wd_dropped)
+                && pfc_wd_rx_drop(port, m, wd_dropped)) {
+                continue;
+            }
+            pkts[kept++] = m;
+            continue;
+        }
+        kind = pfc_frame_decode(rte_pktmbuf_mtod(m, const void *),
+                                rte_pktmbuf_data_len(m), &frame);
+        if (kind == PFC_RX_NOT_MAC_CONTROL) {
+            pkts[kept++] = m;
+        } else {
+            if (!earliest) {
+                atomic_read_relaxed(&port->rxq_polled[qid], &earliest);
+                earliest = earliest ? earliest : 1;
+            }
+            pfc_rx_frame(port, kind, &frame, rte_get_tsc_cycles(),
+                         earliest);
+            rte_pktmbuf_free(m);
+        }
+    }
+    if (start) {
+        uint32_t ring;
+        uint64_t stamp;
+
+        atomic_read_relaxed(&port->rxq_desc, &ring);
+        stamp = pfc_rxq_drain_poll(&port->rxq_drain[qid], start, cnt,
+                                   cnt < PFC_RX_BURST, ring);
+        if (stamp) {
+            /* After the frames of this poll took effect. */
+            atomic_store_explicit(&port->rxq_polled[qid], stamp,
+                                  memory_order_release);
+        }
+    }
+    return kept;
+}

@@ -1,0 +1,1075 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Transmit side of the DPDK glue of PFC (the opening comment of
+ * lib/netdev-dpdk-pfc.c describes the threads and locks).  What a thread
+ * that sends on a port with QoS type pfc does under the lock of its tx
+ * queue: it works out which traffic classes pauses block, holds their
+ * packets in traffic class queues and hands them to the NIC, or the guest,
+ * once they may leave (on a send and on the PMD thread's tx flush), and
+ * sends the XOFF and XON that the ingress buffer occupancy calls for.  Also
+ * the tx filter that keeps the datapath's MAC Control frames off the wire,
+ * on every DPDK port. */
+
+#include <config.h>
+#include "netdev-dpdk-pfc.h"
+#include "netdev-dpdk-pfc-private.h"
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+#include <rte_vhost.h>
+
+#include "openvswitch/usdt-probes.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "pfc.h"
+#include "userspace-tso.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_tx);
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+
+/* The virtqueue in which a guest receives on its queue pair 'qp': the
+ * receiveq of a virtio-net device is virtqueue 2 x qp, its transmitq the
+ * next one (virtio 1.1, 5.1.2). */
+#define PFC_VIRTQ_RX(qp) ((qp) * 2)
+
+/* Hands up to 'n' packets, in order from pkts[0], to tx queue 'qid' of
+ * 'port': the NIC's tx ring (rte_eth_tx_burst(), which takes the mbufs), or
+ * for a vhost-user port the guest's receive virtqueue of queue pair 'qid'
+ * (rte_vhost_enqueue_burst() copies them: those it took are freed here).
+ * Returns how many were taken; the others stay with the caller.  A vhost
+ * port whose guest is not there takes nothing. */
+static inline uint16_t
+pfc_xmit(struct pfc_port *port, int qid, struct rte_mbuf **pkts, uint16_t n)
+{
+    uint16_t k;
+    int vid;
+
+    if (OVS_LIKELY(!pfc_port_is_vhost(port))) {
+        return n ? rte_eth_tx_burst(port - pfc_ports, qid, pkts, n) : 0;
+    }
+    atomic_read_relaxed(&port->vid, &vid);
+    if (vid < 0 || !n) {
+        return 0;
+    }
+    k = rte_vhost_enqueue_burst(vid, PFC_VIRTQ_RX(qid), pkts, n);
+    if (k) {
+        rte_pktmbuf_free_bulk(pkts, k);
+    }
+    return k;
+}
+
+/* Returns the earliest poll stamp over the rx queues of 'port', with acquire
+ * order: the pause timers read after it include every PFC frame that those
+ * polls read. */
+static uint64_t
+pfc_rx_polled(struct pfc_port *port)
+{
+    uint64_t polled = UINT64_MAX;
+    uint32_t n_rxq;
+
+    atomic_read_relaxed(&port->n_rxq, &n_rxq);
+    for (uint32_t i = 0; i < n_rxq; i++) {
+        uint64_t p;
+
+        atomic_read_explicit(&port->rxq_polled[i], &p, memory_order_acquire);
+        polled = MIN(polled, p);
+    }
+    return polled;
+}
+
+/* Counts, once per pause, the pauses of the priorities of the traffic classes
+ * 'tcs' of 'pfc', which end at TSC 'now', that end later than
+ * port->late_bound after until[] (their expiry, or the read of their
+ * XON). */
+static void
+pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
+                   const uint64_t until[PFC_N_PRIOS], uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t bound;
+
+    atomic_read_relaxed(&port->late_bound, &bound);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint64_t counted, orig;
+
+        if (!(tcs & (1u << pfc->cfg.prio_to_tc[n])) || !until[n]
+            || now < until[n] || now - until[n] <= bound) {
+            continue;
+        }
+        atomic_read_relaxed(&port->late_counted[n], &counted);
+        if (counted < until[n]
+            && atomic_compare_exchange_strong_relaxed(
+                   &port->late_counted[n], &counted, until[n])) {
+            atomic_add_relaxed(&port->late_ends[n], 1, &orig);
+        }
+    }
+}
+
+/* Returns the traffic classes of 'pfc' that may not send on its tx queue 't'
+ * at TSC 'now' (pfc_paused_prios(), pfc_tcs_blocked()).  Costs one load and
+ * two compares while nothing changed since the last call: the answer is
+ * cached until a PFC frame is read or the first pause in force expires.
+ * The caller holds t->lock. */
+static uint8_t
+pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t until[PFC_N_PRIOS];
+    uint64_t gen, polled, valid;
+    uint8_t paused, blocked;
+
+    atomic_read_explicit(&port->pause_gen, &gen, memory_order_acquire);
+    if (OVS_LIKELY(gen == t->blocked_gen && now < t->blocked_until)) {
+        return t->blocked;
+    }
+    /* The poll stamps first: the timers read next are at least as recent as
+     * the frames those polls read. */
+    polled = pfc_rx_polled(port);
+    atomic_read_explicit(&port->pause_gen, &gen, memory_order_acquire);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        atomic_read_relaxed(&port->until[n], &until[n]);
+    }
+    paused = pfc_paused_prios(until, pfc->cfg.enabled, now, polled,
+                              port->poll_cap, &valid);
+    /* A stormed priority whose pauses the watchdog ignores. */
+    atomic_read_relaxed(&port->wd_ignored, &t->wd_ignored);
+    atomic_read_relaxed(&port->wd_dropped, &t->wd_dropped);
+    paused &= ~t->wd_ignored;
+    blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+    if (OVS_UNLIKELY(t->blocked & ~blocked)) {
+        pfc_note_late_ends(pfc, t->blocked & ~blocked, until, now);
+    }
+#ifdef HAVE_USDT_PROBES
+    if (blocked & ~t->blocked) {
+        uint64_t read;
+
+        /* First decision on this tx queue that honours a new pause, and the
+         * TSC at which the frame that set it was read. */
+        atomic_read_relaxed(&port->pause_read, &read);
+        OVS_USDT_PROBE(netdev_dpdk_pfc, paused, (int) (port - pfc_ports),
+                       (int) (t - pfc->txq), blocked & ~t->blocked, read,
+                       now);
+    }
+    if (t->blocked & ~blocked & t->nonempty) {
+        uint8_t tcs = t->blocked & ~blocked;
+        uint64_t ended = 0;
+
+        /* Held packets of 'tcs' may leave: their pauses ended at the
+         * latest until[] of their priorities (expiry, or the read of an
+         * XON). */
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (tcs & (1u << pfc->cfg.prio_to_tc[n])) {
+                ended = MAX(ended, until[n]);
+            }
+        }
+        OVS_USDT_PROBE(netdev_dpdk_pfc, unpause, (int) (port - pfc_ports),
+                       (int) (t - pfc->txq), tcs, ended, now);
+    }
+#endif
+    t->blocked = blocked;
+    t->blocked_gen = gen;
+    /* During a storm, the transmit path looks at every packet's priority
+     * (pfc_send__()): no fast path. */
+    t->blocked_until = t->wd_ignored ? MIN(valid, UINT64_MAX - 1) : valid;
+    return blocked;
+}
+
+/* Returns true if pfc_tx_control() may have a PFC frame to send for 'pfc':
+ * pfc_xoff_action() is not PFC_XOFF_NONE for an enabled priority, or an XON
+ * is owed for one no longer enabled; or if an LLDPDU is due
+ * (pfc_tx_lldp()).  Lock-free: the reads of the occupancy
+ * and of the XOFF state are racy, which is fine: the XOFF state changes only
+ * under port->lock, and a stale value only costs taking it, or a frame one
+ * call later.  Reads the TSC into '*now', if it is 0, only while an XOFF is
+ * in force (its refresh time). */
+static inline bool
+pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
+{
+    struct pfc_port *port = pfc->port;
+    uint8_t asserted = port->xoff.asserted;
+
+    if (pfc_port_is_vhost(port)) {
+        return false;           /* No PFC frames: backpressure instead. */
+    }
+    if (OVS_UNLIKELY(asserted & ~pfc->xparams.enabled)) {
+        return true;
+    }
+
+    bool lldp_due;
+
+    atomic_read_relaxed(&port->lldp_due, &lldp_due);
+    if (OVS_UNLIKELY(lldp_due)) {
+        return true;
+    }
+
+    uint64_t free = UINT64_MAX;
+
+    for (uint32_t en = pfc->xparams.enabled; en; en &= en - 1) {
+        int n = raw_ctz(en);
+        bool in_force = asserted & (1u << n);
+        struct pfc_buf_pg g;
+
+        pfc_port_pg(port, n, &g);
+        if (!in_force && !g.shared && !g.headroom
+            && g.bytes < pfc->xparams.pg.xoff_bytes) {
+            continue;           /* Nothing held: nothing due. */
+        }
+        if (in_force && !*now) {
+            *now = rte_get_tsc_cycles();
+        }
+        if (free == UINT64_MAX) {
+            free = pfc_pool_free();
+        }
+        if (pfc_buf_xoff_action(&pfc->xparams.pg, &g, free, in_force,
+                                port->xoff.refresh_at[n], *now)
+            != PFC_XOFF_NONE) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Sends on tx queue 'qid', ahead of any data, the XOFF or XON that the
+ * ingress buffer occupancy of the port of 'pfc' calls for at TSC 'now'.
+ * The decision is taken under port->lock, so that one thread sends each
+ * frame; the mbuf is allocated and sent outside it.  The caller holds the
+ * lock of tx queue 'qid'. */
+static void
+pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+               uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    struct pfc_buf_pg pg[PFC_N_PRIOS];
+    struct pfc_frame frame;
+    struct rte_mbuf *m = NULL;
+    struct eth_addr mac;
+    bool due;
+
+    uint64_t free;
+
+    if (!pfc_control_pending(pfc, &now)) {
+        return;
+    }
+    pfc_port_pgs(port, pg);
+    free = pfc_pool_free();
+
+    rte_spinlock_lock(&port->lock);
+    due = pfc_xoff_run(&port->xoff, &pfc->xparams, pg, free, now, &frame);
+    mac = port->mac;
+    rte_spinlock_unlock(&port->lock);
+    if (!due) {
+        return;
+    }
+
+    m = mp ? rte_pktmbuf_alloc(mp) : NULL;
+    if (m) {
+        pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &mac, &frame);
+        if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) != 1) {
+            rte_pktmbuf_free(m);
+            m = NULL;
+        }
+    }
+
+    rte_spinlock_lock(&port->lock);
+    if (m) {
+        pfc_counters_count_tx(&port->counters, &frame);
+    } else {
+        /* Not sent: make the next call try again. */
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (frame.enable & (1u << n)) {
+                if (frame.time[n]) {
+                    port->xoff.refresh_at[n] = now;
+                } else {
+                    port->xoff.asserted |= 1u << n;
+                }
+            }
+        }
+    }
+    rte_spinlock_unlock(&port->lock);
+    if (m) {
+#ifdef HAVE_USDT_PROBES
+        uint64_t crossed = 0;
+        uint32_t xoff = 0;
+
+        /* For an XOFF: when the occupancy of its first priority that it
+         * pauses last reached XOFF (pfc_occupy()). */
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (frame.enable & (1u << n) && frame.time[n] && !xoff) {
+                xoff = frame.time[n];
+                atomic_read_relaxed(&port->xoff_crossed[n], &crossed);
+            }
+        }
+        OVS_USDT_PROBE(netdev_dpdk_pfc, tx_frame, (int) (port - pfc_ports),
+                       qid, frame.enable, xoff, crossed,
+                       rte_get_tsc_cycles());
+#endif
+    } else {
+        VLOG_WARN_RL(&rl, "%s: could not send PFC frame, will retry",
+                     port->name);
+    }
+}
+
+/* Adds 'n', if nonzero, to a watchdog counter of a port, which any transmit
+ * thread may write, only during a storm, once per batch. */
+static void
+pfc_count_storm(atomic_uint64_t *counter, uint64_t n)
+{
+    uint64_t orig;
+
+    if (n) {
+        atomic_add_relaxed(counter, n, &orig);
+    }
+}
+
+/* During a storm whose action is "drop": frees the held packets at the head
+ * of 'q', a traffic class queue of 't', whose priority the watchdog drops
+ * (t->wd_dropped), and returns how many of the next 'n' packets at most may
+ * leave in one burst: those before the next one it drops.  Counts the
+ * freed packets as watchdog drops and in tx_dropped. */
+static uint16_t
+pfc_wd_drain_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                  struct pfc_holdq *q, uint16_t n)
+{
+    uint64_t drops[PFC_N_PRIOS] = { 0 }, n_drops = 0;
+    struct pfc_port *port = pfc->port;
+    uint16_t k = 0;
+
+    while (q->n && (t->wd_dropped >> pfc_holdq_peek(q, 0)->prio) & 1) {
+        const struct pfc_held *h = pfc_holdq_peek(q, 0);
+
+        pfc_unhold(t, h);
+        drops[h->prio]++;
+        n_drops++;
+        rte_pktmbuf_free(h->pkt);
+        pfc_holdq_pop(q, 1);
+        t->n_held--;
+    }
+    if (n_drops) {
+        for (int p = 0; p < PFC_N_PRIOS; p++) {
+            pfc_count_storm(&port->wd_tx_dropped[p], drops[p]);
+        }
+        pfc_count_storm(&port->held_dropped, n_drops);
+    }
+    n = MIN(n, q->n);
+    while (k < n && !((t->wd_dropped >> pfc_holdq_peek(q, k)->prio) & 1)) {
+        k++;
+    }
+    return k;
+}
+
+/* Hands the held packets of 't' (tx queue 'qid' of 'pfc') whose classes are
+ * not in 'blocked' to the NIC, oldest first.  What the tx ring refuses
+ * stays held.  With userspace TSO they are prepared first
+ * (rte_eth_tx_prepare()), as netdev-dpdk prepares what it sends.  A packet
+ * that fails preparation is freed, logged and counted as a hold drop; the
+ * packets behind it are still sent. */
+static void
+pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
+          uint8_t blocked)
+{
+    uint16_t port_id = pfc->port - pfc_ports;
+    bool prepare = (userspace_tso_enabled()
+                    && !pfc_port_is_vhost(pfc->port));
+
+    for (uint32_t tcs = t->nonempty & ~blocked; tcs; tcs &= tcs - 1) {
+        int tc = raw_ctz(tcs);
+        struct pfc_holdq *q = &t->q[tc];
+
+        while (q->n) {
+            struct rte_mbuf *burst[PFC_TX_BURST];
+            uint16_t n = MIN(q->n, PFC_TX_BURST);
+            uint16_t n_ok, sent;
+
+            if (OVS_UNLIKELY(t->wd_ignored)) {
+                n = pfc_wd_drain_head(pfc, t, q, n);
+                if (!n) {
+                    continue;
+                }
+            }
+            for (uint16_t i = 0; i < n; i++) {
+                burst[i] = pfc_holdq_peek(q, i)->pkt;
+            }
+            if (OVS_UNLIKELY(prepare)) {
+                n_ok = rte_eth_tx_prepare(port_id, qid, burst, n);
+            } else {
+                n_ok = n;
+            }
+            sent = pfc_xmit(pfc->port, qid, burst, n_ok);
+            if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port))) {
+                pfc_vq_note(t, sent, n_ok);
+            }
+            for (uint16_t i = 0; i < sent; i++) {
+                pfc_unhold(t, pfc_holdq_peek(q, i));
+            }
+            if (OVS_UNLIKELY(t->wd_ignored)) {
+                uint64_t fwd[PFC_N_PRIOS] = { 0 };
+
+                for (uint16_t i = 0; i < sent; i++) {
+                    int prio = pfc_holdq_peek(q, i)->prio;
+
+                    fwd[prio] += (t->wd_ignored >> prio) & 1;
+                }
+                for (int p = 0; p < PFC_N_PRIOS; p++) {
+                    pfc_count_storm(&pfc->port->wd_tx_forwarded[p], fwd[p]);
+                }
+            }
+            pfc_holdq_pop(q, sent);
+            t->n_held -= sent;
+            if (sent < n_ok) {
+                return;
+            }
+            if (n_ok < n) {
+                /* burst[n_ok], now at the head, fails preparation. */
+                const struct pfc_held *h = pfc_holdq_peek(q, 0);
+                uint64_t orig;
+
+                VLOG_WARN_RL(&rl, "%s: PFC: held packet of priority %d "
+                             "dropped: it fails tx preparation: %s",
+                             pfc->port->name, h->prio,
+                             rte_strerror(rte_errno));
+                pfc_unhold(t, h);
+                pfc_count(&t->hold_drops[h->prio], 1);
+                rte_pktmbuf_free(h->pkt);
+                pfc_holdq_pop(q, 1);
+                t->n_held--;
+                atomic_add_relaxed(&pfc->port->held_dropped, 1, &orig);
+            }
+        }
+        t->nonempty &= ~(1u << tc);
+    }
+}
+
+/* Frees the packets held in 't', a tx queue of 'pfc' whose vhost-user guest
+ * is gone: nothing can take them.  Counts them as hold drops and in
+ * tx_dropped.  The caller holds t->lock. */
+static void
+pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
+{
+    uint64_t n = 0, orig;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        struct pfc_holdq *q = &t->q[tc];
+
+        while (q->n) {
+            const struct pfc_held *h = pfc_holdq_peek(q, 0);
+
+            pfc_unhold(t, h);
+            pfc_count(&t->hold_drops[h->prio], 1);
+            rte_pktmbuf_free(h->pkt);
+            pfc_holdq_pop(q, 1);
+            n++;
+        }
+    }
+    t->n_held = 0;
+    t->nonempty = 0;
+    pfc_note_holding(pfc, t);
+    atomic_add_relaxed(&pfc->port->held_dropped, n, &orig);
+}
+
+/* Locks tx queue 'qid' of 'pfc', or with 'try' only if that does not wait,
+ * and returns 'pfc' with '*tp' set to that tx queue; or, if a
+ * reconfiguration replaced 'pfc' (netdev_dpdk_pfc_succeed()), the object
+ * that now holds its packets, with its tx queue locked.  Returns NULL, with
+ * nothing locked, if 'try' and a lock is taken, or if PFC was removed from
+ * the port: then the caller sends as on a port without QoS. */
+static struct netdev_dpdk_pfc *
+pfc_lock_live(struct netdev_dpdk_pfc *pfc, int qid, bool try,
+              struct pfc_txq **tp)
+{
+    while (pfc && pfc->n_txq) {
+        struct pfc_txq *t = &pfc->txq[qid % pfc->n_txq];
+        struct netdev_dpdk_pfc *next;
+
+        if (try) {
+            if (!rte_spinlock_trylock(&t->lock)) {
+                return NULL;
+            }
+        } else {
+            rte_spinlock_lock(&t->lock);
+        }
+        if (OVS_LIKELY(!pfc->retired)) {
+            *tp = t;
+            return pfc;
+        }
+        next = pfc->next;
+        rte_spinlock_unlock(&t->lock);
+        pfc = next;
+    }
+    return NULL;
+}
+
+/* Sends the PFC frames due on 'pfc' at TSC 'now', then hands to the NIC the
+ * held packets of its tx queue 't' whose class may send again.  Returns the
+ * traffic classes blocked at 'now' (pfc_blocked()).  The caller holds
+ * t->lock. */
+static uint8_t
+pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+            struct rte_mempool *mp, uint64_t now)
+{
+    int qid = t - pfc->txq;
+    uint8_t blocked;
+
+    if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port))) {
+        int vid;
+
+        atomic_read_relaxed(&pfc->port->vid, &vid);
+        if (vid < 0 && t->n_held) {
+            pfc_txq_free_held(pfc, t);
+        }
+    } else {
+        pfc_tx_lldp(pfc, qid, mp);
+        if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
+            pfc_tx_control(pfc, qid, mp, now);
+        }
+    }
+    blocked = pfc_blocked(pfc, t, now);
+    if (t->n_held) {
+        pfc_drain(pfc, t, qid, blocked);
+        pfc_note_holding(pfc, t);
+    }
+    atomic_store_relaxed(&t->serviced, now);
+    return blocked;
+}
+
+/* Returns true if pfc_service() would only return t->blocked for tx queue
+ * 't' of 'pfc' at TSC '*now': the cached answer of pfc_blocked() is
+ * current, no traffic class that holds packets may send, and no PFC frame
+ * or LLDPDU is due (pfc_control_pending()).  Ethernet ports only: on a
+ * vhost-user port, pfc_service() also frees what a guest that left cannot
+ * take.  The caller holds t->lock. */
+static inline bool
+pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
+                uint64_t *now)
+{
+    uint64_t gen;
+
+    atomic_read_explicit(&pfc->port->pause_gen, &gen, memory_order_acquire);
+    return (gen == t->blocked_gen && *now < t->blocked_until
+            && !(t->nonempty & ~t->blocked)
+            && !pfc_port_is_vhost(pfc->port)
+            && !pfc_control_pending(pfc, now));
+}
+
+/* Returns true if netdev_dpdk_pfc_tx_flush() has work on 'pfc': a tx queue
+ * holds packets, or a PFC frame may be due.  Lock-free and cheap, for the
+ * PMD loop (netdev 'tx_flush_pending'): a few loads.  Reads are racy: a stale
+ * answer only defers the work by one iteration. */
+bool
+netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
+{
+    uint64_t holding, now = 0;
+    uint8_t stormed;
+
+    if (!pfc->port) {
+        return false;
+    }
+    atomic_read_relaxed(&pfc->holding, &holding);
+    atomic_read_relaxed(&pfc->port->wd_stormed, &stormed);
+    return holding || stormed || pfc_control_pending(pfc, &now);
+}
+
+/* netdev 'tx_flush' of a port with QoS 'pfc', called by a PMD thread once per
+ * iteration after its rx polls while netdev_dpdk_pfc_tx_flush_pending() says
+ * so, with the tx queue 'qid' it sends on: sends the PFC frames due and the
+ * held packets of that tx queue whose class may send again (mbufs for PFC
+ * frames from 'mp').  Then does the same for the tx queues that hold packets
+ * and that their own thread has not serviced for PFC_ADOPT_MS.  Never waits
+ * for a lock: a tx queue whose lock is taken is being serviced. */
+void
+netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
+                         struct rte_mempool *mp)
+{
+    uint64_t now = rte_get_tsc_cycles();
+    struct netdev_dpdk_pfc *live, *other;
+    struct pfc_wd_events ev;
+    uint64_t holding;
+    struct pfc_txq *t;
+
+    live = pfc_lock_live(pfc, qid, true, &t);
+    if (!live) {
+        return;
+    }
+    if (!pfc_txq_settled(live, t, &now)) {
+        pfc_service(live, t, mp, now);
+    } else {
+        atomic_store_relaxed(&t->serviced, now);
+    }
+    pfc_wd_check(live, now, &ev);
+    rte_spinlock_unlock(&t->lock);
+    if (OVS_UNLIKELY(ev.detected | ev.restored)) {
+        pfc_wd_log(&ev);
+    }
+
+    atomic_read_relaxed(&live->holding, &holding);
+    for (; holding; holding &= holding - 1) {
+        int i = raw_ctz(holding);
+        uint64_t serviced;
+
+        if (i == qid % live->n_txq || i >= live->n_txq) {
+            continue;
+        }
+        atomic_read_relaxed(&live->txq[i].serviced, &serviced);
+        if (now <= serviced || now - serviced <= live->port->adopt) {
+            continue;
+        }
+        other = pfc_lock_live(live, i, true, &t);
+        if (other) {
+            pfc_service(other, t, mp, now);
+            rte_spinlock_unlock(&t->lock);
+        }
+    }
+}
+
+/* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
+ * 't' for its class, if the buffer admits it (pfc_buf_hold()): charged to
+ * its ingress priority group, or as lossy.  '*free' caches the shared
+ * pool's free cells for the batch (UINT64_MAX: not read yet).  Returns
+ * false, without taking 'm', if admission drops it. */
+static inline bool
+pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
+         int prio, uint64_t now, uint64_t *free)
+{
+    int tc = pfc->cfg.prio_to_tc[prio];
+    struct pfc_holdq *q = &t->q[tc];
+    enum pfc_buf_verdict v;
+    struct pfc_held h;
+
+    h.pkt = m;
+    h.len = rte_pktmbuf_pkt_len(m);
+    h.prio = prio;
+    h.in_port = UINT16_MAX;
+    h.lossy = true;
+    if (m->port < PFC_N_PORTS) {
+        bool active;
+
+        atomic_read_relaxed(&pfc_ports[m->port].active, &active);
+        if (active) {
+            h.in_port = m->port;
+        }
+    }
+    if (*free == UINT64_MAX) {
+        *free = pfc_pool_free();
+    }
+    v = pfc_buf_hold(pfc, t, q, &h, *free);
+    if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
+        return false;           /* The caller drops 'm'. */
+    }
+    ovs_assert(pfc_holdq_append(q, &h));
+    t->nonempty |= 1u << tc;
+#ifdef HAVE_USDT_PROBES
+    if (v == PFC_BUF_HEADROOM && h.in_port != UINT16_MAX) {
+        /* Reported by the probe "tx_frame" of the XOFF that follows, so
+         * that no probe runs between the two. */
+        atomic_store_relaxed(&pfc_ports[h.in_port].xoff_crossed[prio], now);
+    }
+#else
+    (void) now;
+#endif
+    pfc_txq_count_held(t, &h, 1);
+    if (!t->n_held++) {
+        pfc_note_holding(pfc, t);
+    }
+    return true;
+}
+
+/* Hands the 'cnt' packets in 'pkts' to tx queue 'qid' of 'port_id', retrying
+ * while the driver takes some, as netdev-dpdk does.  With userspace TSO, the
+ * packets are prepared first and those after the first one the driver
+ * rejects are freed: '*n_bad' counts them.  Returns how many the driver took;
+ * the others, pkts[sent] up to the prepared count 'cnt - *n_bad', are left
+ * to the caller. */
+static int
+pfc_tx_burst(struct pfc_port *port, int qid, struct rte_mbuf **pkts, int cnt,
+             int *n_bad)
+{
+    uint16_t port_id = port - pfc_ports;
+    int n = cnt;
+    int sent = 0;
+
+    *n_bad = 0;
+    if (OVS_UNLIKELY(userspace_tso_enabled()) && cnt
+        && !pfc_port_is_vhost(port)) {
+        n = rte_eth_tx_prepare(port_id, qid, pkts, cnt);
+        if (n < cnt) {
+            VLOG_WARN_RL(&rl, "dpdk port %"PRIu16": %d of %d packets fail "
+                         "tx preparation: %s", port_id, cnt - n, cnt,
+                         rte_strerror(rte_errno));
+            rte_pktmbuf_free_bulk(&pkts[n], cnt - n);
+            *n_bad = cnt - n;
+        }
+    }
+    while (sent < n) {
+        uint16_t k = pfc_xmit(port, qid, pkts + sent, n - sent);
+
+        if (!k) {
+            break;
+        }
+        sent += k;
+    }
+    return sent;
+}
+
+/* What one pfc_send__() call did with its packets, beyond those sent. */
+struct pfc_send_tally {
+    uint64_t drops[PFC_N_PRIOS];    /* Per priority, hold drops (a full
+                                     * class queue, or admission). */
+    uint64_t wd_drops[PFC_N_PRIOS]; /* Per priority, dropped by the
+                                     * watchdog. */
+    uint64_t wd_fwd[PFC_N_PRIOS];   /* Per priority, forwarded during a
+                                     * storm. */
+    int held;                       /* Packets held. */
+    int dropped;                    /* Packets freed. */
+    int refused;                    /* Of those, lossy ones that a guest's
+                                     * full virtqueue refused. */
+    int n_tx_full;                  /* Held because the tx ring was full. */
+    uint64_t free;                  /* The shared pool's free cells, read
+                                     * once per batch (UINT64_MAX: not read
+                                     * yet). */
+};
+
+/* First step of pfc_send__() on tx queue 't' of 'pfc': sends due PFC frames
+ * and releasable held packets (pfc_service()), and returns the traffic
+ * classes that may not send.  Sets '*now' to the TSC, or to 0 on the fast
+ * path: no pause in force or pending on any priority (the cached answer of
+ * pfc_blocked() says so for as long as no PFC frame is read), nothing held
+ * and no PFC frame due, which does not read the TSC (but
+ * pfc_control_pending() does while an XOFF is in force). */
+static inline uint8_t
+pfc_send_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                 struct rte_mempool *mp, uint64_t *now)
+{
+    uint64_t gen;
+
+    atomic_read_explicit(&pfc->port->pause_gen, &gen, memory_order_acquire);
+    *now = 0;
+    if (OVS_LIKELY(!t->n_held && gen == t->blocked_gen
+                   && t->blocked_until == UINT64_MAX
+                   && !pfc_control_pending(pfc, now))) {
+        *now = 0;
+        return 0;
+    }
+    *now = rte_get_tsc_cycles();
+    return (pfc_txq_settled(pfc, t, now) ? t->blocked
+            : pfc_service(pfc, t, mp, *now));
+}
+
+/* Sorts the 'cnt' packets in 'pkts' that pfc_send__() sends on tx queue 't'
+ * of 'pfc', whose traffic classes 'blocked' may not send at TSC 'now'.
+ * Holds, in order, the packets whose class is blocked or already holds
+ * packets on 't', behind those; frees those that the watchdog drops, and
+ * those that their full class queue or the buffer refuses.  Compacts the
+ * packets to send now at the head of 'pkts' and returns how many they are.
+ * Counts in 's'. */
+static inline int
+pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                  struct rte_mbuf **pkts, int cnt, uint8_t blocked,
+                  uint64_t now, struct pfc_send_tally *s)
+{
+    if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored)) {
+        return cnt;
+    }
+
+    /* The priorities whose class is paused or already holds packets:
+     * theirs are held, behind those. */
+    uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc,
+                                       blocked | t->nonempty);
+    uint8_t wd_ignored = t->wd_ignored, wd_dropped = t->wd_dropped;
+    bool vhost = pfc_port_is_vhost(pfc->port);
+    int def = pfc->cfg.default_priority;
+    struct rte_mbuf *to_free[PFC_TX_BURST];
+    unsigned int n_free = 0;
+    int kept = 0;
+
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
+                                       rte_pktmbuf_data_len(m), def);
+
+        if (OVS_UNLIKELY((wd_ignored >> prio) & 1)) {
+            if (vhost) {
+                /* A stormed guest: offered, never held.  Counted as
+                 * forwarded, unless it refuses it: then dropped,
+                 * below. */
+                s->wd_fwd[prio]++;
+                pkts[kept++] = m;
+                continue;
+            }
+            /* A stormed priority: dropped, or sent as if not paused
+             * (counted as forwarded when it leaves). */
+            if ((wd_dropped >> prio) & 1) {
+                s->wd_drops[prio]++;
+                rte_pktmbuf_free(m);
+                s->dropped++;
+                continue;
+            }
+        }
+        if (!((hold_prios >> prio) & 1)) {
+            /* Forwarded, unless the tx ring refuses it below. */
+            if (OVS_UNLIKELY(wd_ignored)) {
+                s->wd_fwd[prio] += (wd_ignored >> prio) & 1;
+            }
+            pkts[kept++] = m;
+        } else if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
+            s->held++;
+        } else {
+            if (n_free < ARRAY_SIZE(to_free)) {
+                to_free[n_free++] = m;
+            } else {
+                rte_pktmbuf_free(m);
+            }
+            s->drops[prio]++;
+            s->dropped++;
+        }
+    }
+    if (n_free) {
+        /* A paused class whose queue is full drops every packet: free
+         * them in one go. */
+        rte_pktmbuf_free_bulk(to_free, n_free);
+    }
+    return kept;
+}
+
+/* The 'cnt' packets in 'pkts', prepared, were refused by the full tx ring
+ * of tx queue 't' of 'pfc' (or the guest's full virtqueue): holds them, in
+ * order, behind nothing (their classes had no packets held, or they would
+ * have been held by pfc_send_classify()), at TSC 'now'.  On a vhost port,
+ * only the lossless priorities: a lossy one is dropped, as without PFC, and
+ * so is a stormed priority.  Counts in 's'. */
+static void
+pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                 struct rte_mbuf **pkts, int cnt, uint64_t now,
+                 struct pfc_send_tally *s)
+{
+    bool vhost = pfc_port_is_vhost(pfc->port);
+    uint8_t lossy_refused = vhost ? (uint8_t) ~pfc->cfg.enabled : 0;
+
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
+                                       rte_pktmbuf_data_len(m),
+                                       pfc->cfg.default_priority);
+
+        if (OVS_UNLIKELY(vhost && (t->wd_ignored >> prio) & 1)) {
+            /* A stormed guest refuses it: dropped, not held. */
+            rte_pktmbuf_free(m);
+            s->wd_fwd[prio]--;
+            s->wd_drops[prio]++;
+            s->dropped++;
+        } else if (OVS_UNLIKELY(lossy_refused >> prio & 1)) {
+            /* A vhost port: a lossy priority that the guest's virtqueue
+             * refuses is dropped, as without PFC (retried first, by
+             * pfc_tx_burst(), while the guest takes some). */
+            rte_pktmbuf_free(m);
+            s->dropped++;
+            s->refused++;
+        } else {
+            /* Counted as forwarded by pfc_send_classify(), but not sent
+             * now: if it is held, pfc_drain() counts it when it leaves. */
+            s->wd_fwd[prio] -= (t->wd_ignored >> prio) & 1;
+            if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
+                s->held++;
+                s->n_tx_full++;
+            } else {
+                rte_pktmbuf_free(m);
+                s->drops[prio]++;
+                s->dropped++;
+            }
+        }
+    }
+}
+
+/* Adds what one pfc_send__() call on tx queue 't' of 'pfc' tallied in 's'
+ * to the counters of 't' and, during a storm, to the watchdog counters of
+ * the port. */
+static inline void
+pfc_send_count(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+               const struct pfc_send_tally *s)
+{
+    if (OVS_UNLIKELY(t->wd_ignored)) {
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            pfc_count_storm(&pfc->port->wd_tx_dropped[n], s->wd_drops[n]);
+            pfc_count_storm(&pfc->port->wd_tx_forwarded[n], s->wd_fwd[n]);
+        }
+    }
+    if (s->dropped) {
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            if (s->drops[n]) {
+                pfc_count(&t->hold_drops[n], s->drops[n]);
+            }
+        }
+    }
+    if (s->n_tx_full) {
+        pfc_count(&t->tx_full_held, s->n_tx_full);
+    }
+}
+
+/* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 't' of
+ * 'pfc', and sends them.  Due PFC frames and releasable held packets go
+ * first.  Packets whose traffic class is paused, or has packets already held
+ * on this tx queue, are held in order.  The others are handed to the NIC;
+ * what its tx ring refuses (the ring is kept small on PFC ports, see
+ * netdev_dpdk_pfc_txq_size()) is held too, instead of being dropped, so that
+ * a congested egress adds to the occupancy of its ingress ports and ends in
+ * XOFF rather than loss.  A packet whose class queue is full is freed and
+ * counted as a hold drop.
+ *
+ * Sets '*n_taken' to the packets sent or held and '*n_dropped' to those
+ * freed; the two add up to 'cnt'.  Of those freed, '*n_refused' are
+ * packets of a lossy priority that a guest's full virtqueue refused (vhost
+ * ports only), which netdev-dpdk counts as tx failures, as without PFC. */
+static void
+pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+           struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
+           int *n_taken, int *n_dropped, int *n_refused)
+{
+    struct pfc_send_tally s = { .free = UINT64_MAX };
+    int qid = t - pfc->txq;
+    int kept, sent, n_bad;
+    uint8_t blocked;
+    uint64_t now;
+
+    blocked = pfc_send_service(pfc, t, mp, &now);
+    kept = pfc_send_classify(pfc, t, pkts, cnt, blocked, now, &s);
+
+    sent = pfc_tx_burst(pfc->port, qid, pkts, kept, &n_bad);
+    s.dropped += n_bad;
+    if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port)) && kept > n_bad) {
+        pfc_vq_note(t, sent, kept - n_bad);
+    }
+    if (sent < kept - n_bad) {
+        /* The tx ring is full. */
+        if (!now) {
+            now = rte_get_tsc_cycles();
+        }
+        pfc_send_tx_full(pfc, t, &pkts[sent], kept - n_bad - sent, now, &s);
+    }
+
+    pfc_send_count(pfc, t, &s);
+    if (now) {
+        atomic_store_relaxed(&t->serviced, now);
+    }
+    *n_taken = sent + s.held;
+    *n_dropped = s.dropped;
+    *n_refused = s.refused;
+}
+
+/* pfc_send__() on tx queue 'qid' of the live object that 'pfc' is or was
+ * replaced by, under that tx queue's lock.  Returns 'cnt' if PFC no longer
+ * applies to the port (nothing was done), else 0. */
+int
+pfc_send_locked(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+                struct rte_mbuf **pkts, int cnt, int *n_taken,
+                int *n_dropped, int *n_refused)
+{
+    struct pfc_txq *t;
+
+    *n_taken = *n_dropped = *n_refused = 0;
+    pfc = pfc_lock_live(pfc, qid, false, &t);
+    if (!pfc) {
+        return cnt;
+    }
+    if (!pfc->port) {
+        rte_spinlock_unlock(&t->lock);
+        return cnt;
+    }
+    pfc_send__(pfc, t, mp, pkts, cnt, n_taken, n_dropped, n_refused);
+    rte_spinlock_unlock(&t->lock);
+    return 0;
+}
+
+/* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
+ * and sends them (pfc_send__()).  The caller holds netdev-dpdk's tx queue
+ * lock if the queue is shared.  Returns how many of 'pkts' are left for the
+ * caller to send: 0, or 'cnt' if PFC no longer applies to the port.  Sets
+ * '*n_taken' to the packets sent or held, and adds those freed (a full
+ * traffic class queue) to '*qos_drops'. */
+int
+netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
+                     struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
+                     int *n_taken, uint64_t *qos_drops)
+{
+    int dropped, refused;
+    int left;
+
+    left = pfc_send_locked(pfc, qid, mp, pkts, cnt, n_taken, &dropped,
+                           &refused);
+    *qos_drops += dropped;
+    return left;
+}
+
+/* Hands 'cnt' packets to tx queue 'qid' of 'port_id', retrying for up to
+ * about 1 ms while the ring is full.  Returns how many the driver took. */
+int
+pfc_tx_burst_blocking(struct pfc_port *port, int qid, struct rte_mbuf **pkts,
+                      int cnt)
+{
+    int sent = 0;
+
+    for (int tries = 0; sent < cnt && tries < 1000; tries++) {
+        uint16_t k = pfc_xmit(port, qid, pkts + sent, cnt - sent);
+
+        sent += k;
+        if (!k) {
+            rte_delay_us_block(1);
+        }
+    }
+    return sent;
+}
+
+/* Drops, from the 'cnt' packets in 'pkts' about to be sent on DPDK port
+ * 'port_id' (RTE_MAX_ETHPORTS or more for a vhost port), those that
+ * pfc_tx_forbidden() says must never leave: MAC Control frames, and frames
+ * to 01-80-C2-00-00-01.  This switch's own PFC frames do not pass here.
+ * Compacts 'pkts' and returns how many remain.  Costs one look at the
+ * header of each packet, and nothing else unless a packet is dropped. */
+int
+netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
+{
+    int i, kept;
+
+    for (i = 0; i < cnt; i++) {
+        if (OVS_UNLIKELY(pfc_tx_forbidden(rte_pktmbuf_mtod(pkts[i], void *),
+                                          rte_pktmbuf_data_len(pkts[i])))) {
+            break;
+        }
+    }
+    if (OVS_LIKELY(i == cnt)) {
+        return cnt;
+    }
+    for (kept = i; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        if (pfc_tx_forbidden(rte_pktmbuf_mtod(m, void *),
+                             rte_pktmbuf_data_len(m))) {
+            rte_pktmbuf_free(m);
+        } else {
+            pkts[kept++] = m;
+        }
+    }
+    if (port_id < RTE_MAX_ETHPORTS) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&pfc_ports[port_id].tx_mac_control_filtered,
+                           cnt - kept, &orig);
+    }
+    return kept;
+}

@@ -1,0 +1,182 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* vhost-user ports of the DPDK glue of PFC (the opening comment of
+ * lib/netdev-dpdk-pfc.c describes the threads and locks): their slots in
+ * pfc_ports[]; their transmit calls, which note the guest's device id and
+ * go through the traffic class queues of lib/netdev-dpdk-pfc-tx.c; and the
+ * backpressure that stops dequeuing from a guest instead of an XOFF. */
+
+#include <config.h>
+#include "netdev-dpdk-pfc.h"
+#include "netdev-dpdk-pfc-private.h"
+
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "ovs-atomic.h"
+#include "pfc.h"
+#include "util.h"
+
+/* Returns the state of the vhost-user port named 'name': the slot it had,
+ * or a free one, or NULL if all PFC_MAX_VHOST are taken.  A slot is free
+ * when no QoS object uses it and no packet from its port is still held
+ * anywhere.  Main thread only. */
+struct pfc_port *
+pfc_vhost_port(const char *name)
+{
+    struct pfc_port *free_port = NULL;
+
+    for (int i = RTE_MAX_ETHPORTS; i < PFC_N_PORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+        bool mine, usable;
+
+        rte_spinlock_lock(&port->lock);
+        mine = port->name[0] && !strcmp(port->name, name);
+        usable = !port->conf;   /* No QoS there now: free to reuse. */
+        rte_spinlock_unlock(&port->lock);
+        if (mine) {
+            return port;
+        }
+        for (int n = 0; usable && n < PFC_N_PRIOS; n++) {
+            uint64_t cells;
+
+            atomic_read_relaxed(&port->pg_cells[n], &cells);
+            usable = !cells;
+        }
+        if (usable && !free_port) {
+            free_port = port;
+        }
+    }
+    return free_port;
+}
+
+/* Notes 'vid', the vhost device id that a caller names, in the port of
+ * 'pfc', if it changed: a shared write only when the guest changes. */
+static void
+pfc_vhost_note_vid(struct netdev_dpdk_pfc *pfc, int vid)
+{
+    struct pfc_port *port = pfc->port;
+    int old;
+
+    if (port) {
+        atomic_read_relaxed(&port->vid, &old);
+        if (old != vid) {
+            atomic_store_relaxed(&port->vid, vid);
+        }
+    }
+}
+
+/* netdev_dpdk_pfc_send() for a vhost-user port whose guest is 'vid' (or -1
+ * if it is not there), on the guest's queue pair 'qid': a packet of a
+ * lossless priority (pfc-enable) that the guest's receive virtqueue
+ * refuses is held in order instead of dropped, counted in the ingress
+ * buffer occupancy of its ingress port and priority, and handed to the
+ * guest as it frees descriptors (netdev_dpdk_pfc_tx_flush_vhost()).  A
+ * lossy priority is retried while the guest takes some, then dropped and
+ * added to '*failure_drops', as without PFC; a packet freed because its
+ * traffic class queue is full is added to '*qos_drops'.  Every mbuf of
+ * 'pkts' is sent (and so freed), held or freed, unless the return value, as
+ * for netdev_dpdk_pfc_send(), is 'cnt': then the caller sends them as
+ * without QoS.  The caller holds netdev-dpdk's lock of the queue. */
+int
+netdev_dpdk_pfc_send_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid,
+                           struct rte_mbuf **pkts, int cnt, int *n_taken,
+                           uint64_t *qos_drops, uint64_t *failure_drops)
+{
+    int dropped, refused;
+    int left;
+
+    pfc_vhost_note_vid(pfc, vid);
+    left = pfc_send_locked(pfc, qid, NULL, pkts, cnt, n_taken, &dropped,
+                           &refused);
+    *qos_drops += dropped - refused;
+    *failure_drops += refused;
+    return left;
+}
+
+/* netdev_dpdk_pfc_tx_flush() for a vhost-user port whose guest is 'vid' (or
+ * -1: what it holds is freed and counted), on the guest's queue pair
+ * 'qid'. */
+void
+netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid)
+{
+    pfc_vhost_note_vid(pfc, vid);
+    netdev_dpdk_pfc_tx_flush(pfc, qid, NULL);
+}
+
+/* For the PMD thread about to dequeue what the guest of vhost-user port
+ * 'pfc' sent: returns true if it must not, because the ingress buffer
+ * occupancy of a priority in its pfc-enable is over XOFF and has not yet
+ * fallen to XON (lib/pfc.h, pfc_backpressure_next()).  Reads the occupancy
+ * of the enabled priorities, lock-free; takes port->lock only when the
+ * decision changes, to count it. */
+bool
+netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
+{
+    struct pfc_buf_pg pg[PFC_N_PRIOS];
+    struct pfc_port *port = pfc->port;
+    uint8_t old, next;
+
+    if (!port) {
+        return false;
+    }
+    atomic_read_relaxed(&port->bp_stopped, &old);
+    memset(pg, 0, sizeof pg);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if ((pfc->xparams.enabled | old) >> n & 1) {
+            pfc_port_pg(port, n, &pg[n]);
+        }
+    }
+    next = pfc_backpressure_next(&pfc->xparams, old, pg, pfc_pool_free());
+    if (OVS_UNLIKELY(next != old)) {
+        uint64_t now = rte_get_tsc_cycles();
+
+        rte_spinlock_lock(&port->lock);
+        atomic_read_relaxed(&port->bp_stopped, &old);
+        if (next && !old) {
+            port->bp_stops++;
+            port->bp_since = now;
+        } else if (!next && old) {
+            port->bp_cycles += now - port->bp_since;
+        }
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            port->bp_stops_prio[n] += (next & ~old) >> n & 1;
+        }
+        atomic_store_relaxed(&port->bp_stopped, next);
+        rte_spinlock_unlock(&port->lock);
+    }
+    return next != 0;
+}
+
+/* Marks the 'cnt' packets in 'pkts', just dequeued from the guest of
+ * vhost-user port 'pfc', as received on that port, so that while they are
+ * held at an egress they count in its ingress buffer occupancy. */
+void
+netdev_dpdk_pfc_vhost_rx(struct netdev_dpdk_pfc *pfc, struct rte_mbuf **pkts,
+                         int cnt)
+{
+    if (pfc->port) {
+        uint16_t in = pfc->port - pfc_ports;
+
+        for (int i = 0; i < cnt; i++) {
+            pkts[i]->port = in;
+        }
+    }
+}
