@@ -50,18 +50,6 @@ struct pfc_pool pfc_pool;
 /* Serializes pfc_pool_resize(). */
 static struct ovs_mutex pfc_pool_mutex = OVS_MUTEX_INITIALIZER;
 
-/* Returns the free cells of the shared pool.  Racy by design: one read per
- * batch. */
-uint64_t
-pfc_pool_free(void)
-{
-    uint64_t shared, used;
-
-    atomic_read_relaxed(&pfc_pool.shared, &shared);
-    atomic_read_relaxed(&pfc_pool.used, &used);
-    return shared > used ? shared - used : 0;
-}
-
 /* Sizes the shared pool from the ports that have PFC: the smallest of what
  * they may hold of their mempools, less the headroom that each reserves for
  * its lossless priority groups.  Any thread but a PMD thread. */
@@ -153,27 +141,6 @@ pfc_port_pg_params(struct pfc_port *port, int prio,
     p->xon_bytes = 0;           /* Not used by admission. */
     p->xon_hysteresis = 0;
     return true;
-}
-
-/* Sets '*g' to the occupancy of priority group 'prio' of 'port'. */
-void
-pfc_port_pg(struct pfc_port *port, int prio, struct pfc_buf_pg *g)
-{
-    uint64_t cells;
-
-    atomic_read_relaxed(&port->pg_cells[prio], &cells);
-    atomic_read_relaxed(&port->occ_bytes[prio], &g->bytes);
-    g->shared = cells;
-    g->headroom = cells >> 32;
-}
-
-/* The occupancy of every priority group of 'port', into pg[]. */
-void
-pfc_port_pgs(struct pfc_port *port, struct pfc_buf_pg pg[PFC_N_PRIOS])
-{
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        pfc_port_pg(port, n, &pg[n]);
-    }
 }
 
 /* Takes one shared cell for tx queue 't' from its cache, refilling the

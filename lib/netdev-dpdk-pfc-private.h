@@ -305,15 +305,46 @@ struct pfc_pool {
 
 extern struct pfc_pool pfc_pool;
 
-uint64_t pfc_pool_free(void);
+/* Returns the free cells of the shared pool.  Racy by design: one read per
+ * batch. */
+static inline uint64_t
+pfc_pool_free(void)
+{
+    uint64_t shared, used;
+
+    atomic_read_relaxed(&pfc_pool.shared, &shared);
+    atomic_read_relaxed(&pfc_pool.used, &used);
+    return shared > used ? shared - used : 0;
+}
+
+/* Sets '*g' to the occupancy of priority group 'prio' of 'port'.  Inline:
+ * transmit paths read the groups of their port every batch. */
+static inline void
+pfc_port_pg(struct pfc_port *port, int prio, struct pfc_buf_pg *g)
+{
+    uint64_t cells;
+
+    atomic_read_relaxed(&port->pg_cells[prio], &cells);
+    atomic_read_relaxed(&port->occ_bytes[prio], &g->bytes);
+    g->shared = cells;
+    g->headroom = cells >> 32;
+}
+
+/* The occupancy of every priority group of 'port', into pg[]. */
+static inline void
+pfc_port_pgs(struct pfc_port *port, struct pfc_buf_pg pg[PFC_N_PRIOS])
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        pfc_port_pg(port, n, &pg[n]);
+    }
+}
+
 void pfc_pool_resize(void);
 bool pfc_pool_fits(const struct pfc_port *self, uint64_t mbufs,
                    uint64_t reserve, uint64_t *total, uint64_t *others);
 uint64_t pfc_buf_pub_pack(uint8_t lossless, const struct pfc_buf_pg_params *);
 bool pfc_port_pg_params(struct pfc_port *, int prio,
                         struct pfc_buf_pg_params *);
-void pfc_port_pg(struct pfc_port *, int prio, struct pfc_buf_pg *);
-void pfc_port_pgs(struct pfc_port *, struct pfc_buf_pg pg[PFC_N_PRIOS]);
 enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
                                   struct pfc_txq *, const struct pfc_holdq *,
                                   struct pfc_held *, uint64_t free);
