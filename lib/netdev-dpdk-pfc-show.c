@@ -546,7 +546,11 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_char(ds, '\n');
     pfc_show_buffer_config(ds, snap, true);
     ds_put_format(ds, "  pause-quanta: %"PRIu16"\n", cfg->pause_quanta);
-    ds_put_format(ds, "  mac-control: %s (%s)\n",
+    /* This port reads MAC Control frames from the rx queues that data
+     * arrives on: a flood delays a PFC frame behind one ring of data at
+     * most (struct pfc_rxq_drain).  No queue of their own is set up. */
+    ds_put_format(ds, "  mac-control: %s (%s), read from the data rx "
+                  "queues\n",
                   pfc_mac_control_name(port->mac_control), port->driver);
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
                   ", unsupported: %"PRIu64"\n",
