@@ -236,16 +236,10 @@ pfc_config_parse_wd(const struct smap *details, struct pfc_config *cfg,
     return 0;
 }
 
-/* Parses the other_config of a QoS row of type "pfc" into '*cfg'.  Keys and
- * ranges are documented in vswitchd/vswitch.xml.  Unknown keys are errors, so
- * that a misspelt threshold cannot silently leave a priority lossy.
- *
- * Returns 0 on success.  On error returns EINVAL, stores in '*errp' a message
- * that names the key and its allowed range (the caller frees it), and leaves
- * '*cfg' unspecified. */
-int
-pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
-                 char **errp)
+/* Returns 0 if every key in 'details' is a key of QoS type pfc, else EINVAL
+ * with a message naming the key and the valid ones in '*errp'. */
+static int
+pfc_config_check_keys(const struct smap *details, char **errp)
 {
     static const char *const keys[] = {
         "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
@@ -256,12 +250,6 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         "dynamic-th", "egress-dynamic-th", "lossy-dynamic-th",
     };
     struct smap_node *node;
-    uint64_t value;
-    bool found;
-    int error;
-
-    *errp = NULL;
-    memset(cfg, 0, sizeof *cfg);
 
     SMAP_FOR_EACH (node, details) {
         bool known = false;
@@ -285,15 +273,17 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
             return EINVAL;
         }
     }
+    return 0;
+}
 
-    const char *enable = smap_get_def(details, "pfc-enable", "");
-    if (!parse_prios(enable, &cfg->enabled)) {
-        *errp = xasprintf("other_config:pfc-enable=\"%s\" is invalid: must "
-                          "be a comma-separated list of priorities from 0 "
-                          "to 7, or \"none\"", enable);
-        return EINVAL;
-    }
-    cfg->admin = cfg->enabled;
+/* Parses the DCBX keys: dcbx, dcbx-willing, lldp-tx-interval. */
+static int
+pfc_config_parse_dcbx(const struct smap *details, struct pfc_config *cfg,
+                      char **errp)
+{
+    uint64_t value;
+    bool found;
+    int error;
 
     const char *dcbx = smap_get_def(details, "dcbx", "off");
     if (strcmp(dcbx, "off") && strcmp(dcbx, "ieee")) {
@@ -316,6 +306,18 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         return error;
     }
     cfg->lldp_tx_interval = found ? value : PFC_LLDP_TX_INTERVAL_DEFAULT;
+    return 0;
+}
+
+/* Parses the shared-buffer keys: queue-size and the dynamic_th keys
+ * (lib/pfc-buffer.h). */
+static int
+pfc_config_parse_buffer(const struct smap *details, struct pfc_config *cfg,
+                        char **errp)
+{
+    uint64_t value;
+    bool found;
+    int error;
 
     error = parse_range(details, "queue-size", 1, PFC_QUEUE_SIZE_MAX,
                         "packets", false, &value, &found, errp);
@@ -335,6 +337,19 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     if (error) {
         return error;
     }
+    return 0;
+}
+
+/* Parses the keys of the link and the port: pause-quanta,
+ * default-priority, link-speed, cable-length, headroom-model, mac-control,
+ * tx-ring-size. */
+static int
+pfc_config_parse_port(const struct smap *details, struct pfc_config *cfg,
+                      char **errp)
+{
+    uint64_t value;
+    bool found;
+    int error;
 
     error = parse_range(details, "pause-quanta", 1, PFC_MAX_QUANTA,
                         "pause quanta", false, &value, &found, errp);
@@ -397,11 +412,18 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         }
         cfg->tx_ring_size = value;
     }
+    return 0;
+}
 
-    error = pfc_config_parse_wd(details, cfg, errp);
-    if (error) {
-        return error;
-    }
+/* Parses the thresholds: xoff-threshold and xon-threshold (static, in
+ * bytes) or xon-hysteresis (dynamic threshold, cells). */
+static int
+pfc_config_parse_thresholds(const struct smap *details, struct pfc_config *cfg,
+                            char **errp)
+{
+    uint64_t value;
+    bool found;
+    int error;
 
     error = parse_range(details, "xoff-threshold", PFC_XOFF_MIN, PFC_XOFF_MAX,
                         "bytes", false, &value, &found, errp);
@@ -441,7 +463,47 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
         cfg->xon_default = !found;
         cfg->xon_threshold = found ? value : cfg->xoff_threshold / 2;
     }
+    return 0;
+}
 
+/* Parses the other_config of a QoS row of type "pfc" into '*cfg'.  Keys and
+ * ranges are documented in vswitchd/vswitch.xml.  Unknown keys are errors, so
+ * that a misspelt threshold cannot silently leave a priority lossy.
+ *
+ * Returns 0 on success.  On error returns EINVAL, stores in '*errp' a message
+ * that names the key and its allowed range (the caller frees it), and leaves
+ * '*cfg' unspecified. */
+int
+pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
+                 char **errp)
+{
+    int error;
+
+    *errp = NULL;
+    memset(cfg, 0, sizeof *cfg);
+
+    error = pfc_config_check_keys(details, errp);
+    if (error) {
+        return error;
+    }
+
+    const char *enable = smap_get_def(details, "pfc-enable", "");
+    if (!parse_prios(enable, &cfg->enabled)) {
+        *errp = xasprintf("other_config:pfc-enable=\"%s\" is invalid: must "
+                          "be a comma-separated list of priorities from 0 "
+                          "to 7, or \"none\"", enable);
+        return EINVAL;
+    }
+    cfg->admin = cfg->enabled;
+
+    error = pfc_config_parse_dcbx(details, cfg, errp);
+    error = error ? error : pfc_config_parse_buffer(details, cfg, errp);
+    error = error ? error : pfc_config_parse_port(details, cfg, errp);
+    error = error ? error : pfc_config_parse_wd(details, cfg, errp);
+    error = error ? error : pfc_config_parse_thresholds(details, cfg, errp);
+    if (error) {
+        return error;
+    }
     pfc_config_map(cfg);
     return 0;
 }
