@@ -259,6 +259,12 @@ struct pfc_txq {
     atomic_uint64_t vq_taken;       /* Packets it took. */
     struct pfc_wd_vq wd_vq;         /* The two, at the last watchdog check,
                                      * under port->lock. */
+
+    /* Ports with a MAC only, for the watchdog (pfc_wd_txq_stalled()). */
+    atomic_uint64_t left[PFC_N_PRIOS];  /* Per traffic class, held packets
+                                         * that left for the tx ring. */
+    struct pfc_wd_txq wd_txq;       /* What the last watchdog check saw,
+                                     * under port->lock. */
 } __attribute__((aligned(CACHE_LINE_SIZE)));
 
 /* A QoS object of type "pfc". */
@@ -317,6 +323,25 @@ pfc_pool_free(void)
     return shared > used ? shared - used : 0;
 }
 
+/* Returns the earliest poll stamp over the rx queues of 'port', with acquire
+ * order: the pause timers read after it include every PFC frame that those
+ * polls read. */
+static inline uint64_t
+pfc_rx_polled(struct pfc_port *port)
+{
+    uint64_t polled = UINT64_MAX;
+    uint32_t n_rxq;
+
+    atomic_read_relaxed(&port->n_rxq, &n_rxq);
+    for (uint32_t i = 0; i < n_rxq; i++) {
+        uint64_t p;
+
+        atomic_read_explicit(&port->rxq_polled[i], &p, memory_order_acquire);
+        polled = MIN(polled, p);
+    }
+    return polled;
+}
+
 /* Sets '*g' to the occupancy of priority group 'prio' of 'port'.  Inline:
  * transmit paths read the groups of their port every batch. */
 static inline void
@@ -370,6 +395,10 @@ struct pfc_wd_events {
     enum pfc_wd_action action;
     uint32_t restore_ms;
     bool guest;                         /* A vhost-user port. */
+    uint8_t timer;                      /* Priorities that the pause timers
+                                         * paused at the check; the others
+                                         * stalled without (a port with a
+                                         * MAC). */
     char name[MEMBER_SIZEOF(struct pfc_port, name)];
 };
 

@@ -77,25 +77,6 @@ pfc_xmit(struct pfc_port *port, int qid, struct rte_mbuf **pkts, uint16_t n)
     return k;
 }
 
-/* Returns the earliest poll stamp over the rx queues of 'port', with acquire
- * order: the pause timers read after it include every PFC frame that those
- * polls read. */
-static uint64_t
-pfc_rx_polled(struct pfc_port *port)
-{
-    uint64_t polled = UINT64_MAX;
-    uint32_t n_rxq;
-
-    atomic_read_relaxed(&port->n_rxq, &n_rxq);
-    for (uint32_t i = 0; i < n_rxq; i++) {
-        uint64_t p;
-
-        atomic_read_explicit(&port->rxq_polled[i], &p, memory_order_acquire);
-        polled = MIN(polled, p);
-    }
-    return polled;
-}
-
 /* Counts, once per pause, the pauses of the priorities of the traffic classes
  * 'tcs' of 'pfc', which end at TSC 'now', that end later than
  * port->late_bound after until[] (their expiry, or the read of their
@@ -434,6 +415,13 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
             }
             pfc_holdq_pop(q, sent);
             t->n_held -= sent;
+            if (sent) {
+                uint64_t left;
+
+                /* Only this thread, which holds t->lock, writes it. */
+                atomic_read_relaxed(&t->left[tc], &left);
+                atomic_store_relaxed(&t->left[tc], left + sent);
+            }
             if (sent < n_ok) {
                 return;
             }

@@ -61,11 +61,47 @@ pfc_wd_publish(struct pfc_port *port)
     }
 }
 
+/* Returns the priorities in pfc-enable of 'pfc', a QoS object bound to a port
+ * with a MAC, whose traffic class stalled on one of its tx queues over the
+ * check interval that ends at TSC 'now' (pfc_wd_txq_stalled()): held
+ * packets waited and none left, while the class was blocked as the transmit
+ * path decides it (pfc_paused_prios(), with the rx poll stamps) or while
+ * the tx queue sent no held packet at all.  The caller holds port->lock and
+ * the lock of one tx queue of 'pfc'. */
+static uint8_t
+pfc_wd_txqs_stalled(struct netdev_dpdk_pfc *pfc, uint64_t now)
+{
+    struct pfc_port *port = pfc->port;
+    uint8_t paused, blocked, stalled = 0;
+    uint64_t valid;
+
+    paused = pfc_paused_prios(port->pause.until, pfc->cfg.enabled, now,
+                              pfc_rx_polled(port), port->poll_cap, &valid);
+    paused &= ~pfc_wd_ignored(&port->wd, &port->wd_params);
+    blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *t = &pfc->txq[i];
+        uint64_t left[PFC_N_PRIOS];
+        uint8_t waiting = 0;
+
+        for (int n = 0; n < PFC_N_PRIOS; n++) {
+            uint64_t held;
+
+            atomic_read_relaxed(&t->held_pkts[n], &held);
+            waiting |= (held != 0) << pfc->cfg.prio_to_tc[n];
+            atomic_read_relaxed(&t->left[n], &left[n]);
+        }
+        stalled |= pfc_wd_txq_stalled(&t->wd_txq, left, waiting, blocked);
+    }
+    return pfc_tcs_prios(pfc->cfg.prio_to_tc, stalled) & pfc->cfg.enabled;
+}
+
 /* Runs the PFC watchdog of the port of 'pfc' at TSC 'now' (pfc_wd_run()), at
  * most once per PFC_WD_CHECK_MS and only if port->lock is free, so that the
  * thread that flushes the port never waits here.  A priority counts as
- * paused while a pause timer that XOFF set runs, and as waiting while a tx
- * queue of 'pfc' holds packets of its traffic class.  Stores in '*ev' the
+ * paused while a pause timer that XOFF set runs or its traffic class
+ * stalled (pfc_wd_txqs_stalled()), and as waiting while a tx queue of 'pfc'
+ * holds packets of its traffic class.  Stores in '*ev' the
  * storms detected and restored, for the caller to log with pfc_wd_log()
  * once it has released its locks.  The caller holds the lock of one tx
  * queue of 'pfc', which keeps pfc->txq in place. */
@@ -74,7 +110,7 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
              struct pfc_wd_events *ev)
 {
     struct pfc_port *port = pfc->port;
-    uint8_t waiting = 0, paused;
+    uint8_t waiting = 0, paused, timer = 0;
     uint64_t next, hz;
 
     ev->detected = ev->restored = 0;
@@ -129,7 +165,8 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
         }
         pfc_wd_stall(&port->wd, paused, pfc->cfg.enabled, now);
     } else {
-        paused = pfc_pause_status(&port->pause, now);
+        timer = pfc_pause_status(&port->pause, now);
+        paused = timer | pfc_wd_txqs_stalled(pfc, now);
     }
     memcpy(ev->since, port->wd.since, sizeof ev->since);
     pfc_wd_run(&port->wd, &port->wd_params, paused, waiting, now,
@@ -142,6 +179,7 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
         ev->action = port->wd_params.action;
         ev->restore_ms = pfc->cfg.wd_restore_ms;
         ev->guest = pfc_port_is_vhost(port);
+        ev->timer = timer;
         ovs_strlcpy(ev->name, port->name, sizeof ev->name);
     }
     rte_spinlock_unlock(&port->lock);
@@ -159,8 +197,11 @@ pfc_wd_log(const struct pfc_wd_events *ev)
                   "waiting, for %"PRIu64" ms; watchdog action %s",
                   ev->name, n,
                   (ev->guest
-                   ? "the guest read nothing from its full receive queue"
-                   : "paused by the link partner"),
+                   ? "the guest did not drain its full receive queue"
+                   : ev->timer & (1u << n)
+                   ? "paused by the link partner"
+                   : "nothing sent (the tx ring does not drain, or a pause "
+                     "outlasted its timer)"),
                   (ev->now - MIN(ev->since[n], ev->now)) * 1000 / ev->hz,
                   (ev->guest && ev->action == PFC_WD_FORWARD
                    ? "forward (drops on a vhost-user port)"

@@ -618,6 +618,38 @@ pfc_wd_vq_stalled(struct pfc_wd_vq *seen, uint64_t refused, uint64_t taken,
     return stalled;
 }
 
+/* For the watchdog of a port with a MAC: returns the traffic classes of one
+ * of its tx queues that stalled over the check interval that ends now
+ * ("packets waiting, nothing sent", as SONiC's pfcwd judges a queue): each
+ * held packets at the last check and holds some now ('waiting', one bit per
+ * class), sent none of them in between ('left[tc]', the count of held
+ * packets of class tc that left for the tx ring, did not grow), and either
+ * may not send now ('blocked', as the transmit path decides it, pauses
+ * extended by the pause-end rule included) or the tx queue sent no held
+ * packet of any class in between (the egress does not drain).  A class that
+ * only waits behind other classes of an egress that drains is not stalled:
+ * that is congestion.  The caller passes the priorities of the stalled
+ * classes to pfc_wd_run() with those its pause timers pause.  Updates
+ * '*seen'. */
+uint8_t
+pfc_wd_txq_stalled(struct pfc_wd_txq *seen, const uint64_t left[PFC_N_PRIOS],
+                   uint8_t waiting, uint8_t blocked)
+{
+    uint8_t idle = 0, stalled;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        idle |= (left[tc] == seen->left[tc]) << tc;
+        seen->left[tc] = left[tc];
+    }
+    stalled = waiting & seen->waiting & idle;
+    if (idle != 0xff) {
+        /* Held packets left: the egress drains. */
+        stalled &= blocked;
+    }
+    seen->waiting = waiting;
+    return stalled;
+}
+
 /* Tells the watchdog 'wd' of a port without a MAC, whose pfc-enable is
  * 'enabled', that its guest stalled the priorities 'prios' over the check
  * interval that ends at tick 'now' (pfc_wd_vq_stalled()): for each of them

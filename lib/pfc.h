@@ -333,6 +333,17 @@ size_t pfc_holdq_room(const struct pfc_holdq q[PFC_N_PRIOS]);
  * "forward" drop there: what the guest's queue refuses of a stormed
  * priority is dropped instead of held (pfc_wd_dropped()).
  *
+ * A port with a MAC judges as SONiC's pfcwd does, from what blocks
+ * transmission: "packets waiting, nothing sent".  Besides the pause timers,
+ * a traffic class of a tx queue that held packets at two checks in a row
+ * and sent none of them in between (pfc_wd_txq_stalled()) stands in for a
+ * pause of its enabled priorities, if in that interval it could not send
+ * (a pause as the transmit path sees it, which the pause-end rule of struct
+ * pfc_rxq_drain may extend past its timer) or the tx queue sent no held
+ * packet of any class (an egress that does not drain: a stuck NIC, a full
+ * tx ring that never empties).  A class that waits behind other classes of
+ * an egress that drains is congested, not stormed.
+ *
  * This is the state machine only, pure like the pause timers: the caller
  * passes the clock in (ticks, the TSC in the DPDK datapath), tells
  * pfc_wd_frame() about every valid PFC frame the port receives and calls
@@ -423,6 +434,15 @@ pfc_wd_dropped(const struct pfc_wd *wd, const struct pfc_wd_params *params)
             ? pfc_wd_ignored(wd, params) : 0);
 }
 
+/* What the watchdog of a port with a MAC saw of the traffic class queues of
+ * one of its tx queues at the last check (pfc_wd_txq_stalled()). */
+struct pfc_wd_txq {
+    uint64_t left[PFC_N_PRIOS]; /* Per traffic class, held packets that left
+                                 * for the tx ring, since the port was
+                                 * bound. */
+    uint8_t waiting;            /* Traffic classes that held packets. */
+};
+
 /* What the watchdog of a port without a MAC saw of one receive queue of its
  * guest at the last check (pfc_wd_vq_stalled()). */
 struct pfc_wd_vq {
@@ -446,6 +466,9 @@ uint8_t pfc_wd_run(struct pfc_wd *, const struct pfc_wd_params *,
                    uint8_t *detected, uint8_t *restored);
 bool pfc_wd_vq_stalled(struct pfc_wd_vq *, uint64_t refused, uint64_t taken,
                        uint64_t waiting);
+uint8_t pfc_wd_txq_stalled(struct pfc_wd_txq *,
+                           const uint64_t left[PFC_N_PRIOS], uint8_t waiting,
+                           uint8_t blocked);
 void pfc_wd_stall(struct pfc_wd *, uint8_t prios, uint8_t enabled,
                   uint64_t now);
 const char *pfc_wd_action_name(enum pfc_wd_action);

@@ -1462,6 +1462,95 @@ test_wd_guest(void)
     ovs_assert(pfc_wd_ignored(&wd, &p) == 0x08 && !pfc_wd_dropped(&wd, &p));
 }
 
+/* One check of the watchdog of a port with a MAC, identity priority map, one
+ * tx queue 'seen': its classes 'waiting' hold packets, 'left' of them left,
+ * 'blocked' may not send, and the pause timers pause 'timer'. */
+static uint8_t
+wd_txq_check(struct pfc_wd *wd, const struct pfc_wd_params *p,
+             struct pfc_wd_txq *seen, const uint64_t left[PFC_N_PRIOS],
+             uint8_t waiting, uint8_t blocked, uint8_t timer, uint64_t now,
+             uint8_t want_detected, uint8_t want_restored)
+{
+    uint8_t stalled = pfc_wd_txq_stalled(seen, left, waiting, blocked);
+
+    return wd_check(wd, p, (timer | stalled) & p->enabled, waiting, now,
+                    want_detected, want_restored);
+}
+
+/* A port with a MAC: "packets waiting, nothing sent".  A class that waits
+ * and sends nothing while blocked past its pause timer (the pause-end rule),
+ * or on an egress that sends nothing at all, is stormed after detection
+ * time; a class that waits behind other classes of an egress that drains,
+ * or that sends a little at times, never is. */
+static void
+test_wd_txq(void)
+{
+    struct pfc_wd_params p = wd_params(0x08, 200, 400, PFC_WD_DROP);
+    uint64_t left[PFC_N_PRIOS] = { 0 };
+    struct pfc_wd_txq seen;
+    struct pfc_wd wd;
+    uint64_t t;
+
+    /* The rule. */
+    memset(&seen, 0, sizeof seen);
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x08, 0));  /* First wait. */
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0) == 0x08);
+    left[0] = 5;                /* Class 0 left: the egress drains. */
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x09, 0));
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0x08) == 0x09);
+    left[0] = 6;
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0x08) == 0x08);
+    left[3] = 1;                /* Class 3 sent one. */
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x09, 0x08));
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x08, 0x08) == 0x08);
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0, 0x08));  /* Empty. */
+    ovs_assert(seen.left[3] == 1 && !seen.waiting);
+
+    /* A pause that the pause-end rule keeps in force after its timer ran
+     * out (an rx ring that a flood never lets empty): stormed 200 ms after
+     * the first check that saw it, though the timer paused only the first
+     * 10 ms. */
+    pfc_wd_init(&wd);
+    memset(&seen, 0, sizeof seen);
+    memset(left, 0, sizeof left);
+    for (t = 0; t <= 200 * MS; t += MS) {
+        left[0] += 32;          /* Lossy class 0 drains all the while. */
+        wd_txq_check(&wd, &p, &seen, left, 0x09, 0x08, t < 10 * MS ? 0x08 : 0,
+                     t, t == 200 * MS ? 0x08 : 0, 0);
+    }
+    ovs_assert(pfc_wd_dropped(&wd, &p) == 0x08);
+
+    /* An egress that sends nothing at all, no pause: stormed too. */
+    pfc_wd_init(&wd);
+    memset(&seen, 0, sizeof seen);
+    wd_txq_check(&wd, &p, &seen, left, 0x09, 0, 0, 0, 0, 0);
+    for (t = MS; t <= 201 * MS; t += MS) {
+        wd_txq_check(&wd, &p, &seen, left, 0x09, 0, 0, t,
+                     t == 201 * MS ? 0x08 : 0, 0);
+    }
+    /* Its held packets dropped, nothing waits: restored 400 ms after the
+     * detection. */
+    for (t += MS; t < 601 * MS; t += MS) {
+        wd_txq_check(&wd, &p, &seen, left, 0, 0, 0, t, 0, 0);
+    }
+    wd_txq_check(&wd, &p, &seen, left, 0, 0, 0, t, 0, 0x08);
+
+    /* Congestion: class 3 waits behind class 0, which drains, for 5 s:
+     * never stormed.  Nor is a class that sends one packet every 100 ms
+     * while blocked at other times. */
+    pfc_wd_init(&wd);
+    memset(&seen, 0, sizeof seen);
+    for (t = 0; t < 5000 * MS; t += MS) {
+        left[0] += 4;
+        wd_txq_check(&wd, &p, &seen, left, 0x09, 0, 0, t, 0, 0);
+    }
+    for (; t < 10000 * MS; t += MS) {
+        left[3] += (t / MS) % 100 == 0;
+        wd_txq_check(&wd, &p, &seen, left, 0x08, 0x08, 0, t, 0, 0);
+    }
+    ovs_assert(!wd.storms_detected[3]);
+}
+
 /* An XOFF storm that turns into an XON storm is restored: XON frames do not
  * hold restoration back, and neither do frames for other priorities. */
 static void
@@ -2141,6 +2230,7 @@ static const struct {
     { "wd-off", test_wd_off },
     { "wd-config", test_wd_config },
     { "wd-guest", test_wd_guest },
+    { "wd-txq", test_wd_txq },
     { "dcbx-codec", test_dcbx_codec },
     { "dcbx-willing", test_dcbx_willing },
     { "dcbx-state", test_dcbx_state },

@@ -1785,9 +1785,23 @@ def cmd_stream(args):
     src, dst = (MAC_A, MAC_B) if args.side == "A" else (MAC_B, MAC_A)
     src, dst = args.src or src, args.dst or dst
     if not args.batch:
+        pause = rec = None
+        if args.honour:
+            # A NIC's pause timers, fed by what arrives on the port: a paused
+            # priority stops until its pause ends (the streams share one
+            # sender, so it stops the others too).
+            pause = PauseState(parse_speed(args.honour),
+                               ignore_src=args.dst or dst)
+            rec = Recorder(port, pause.on_frame)
+            rec.start()
         sent = send_streams(port, parse_streams(args.streams), args.count,
                             args.rate, size=args.size, src=src, dst=dst,
-                            start_seq=args.start_seq)
+                            start_seq=args.start_seq, pause=pause,
+                            log=print if args.verbose else None)
+        if rec is not None:
+            rec.stop()
+            print("stream: honoured %d XOFF and %d XON frames for p3"
+                  % (pause.xoff_rx[3], pause.xon_rx[3]))
         if args.verbose:
             print("stream: sent %s" % sent)
         return 0
@@ -2105,6 +2119,9 @@ def main():
                    help="frames/s, all streams together (0 = flat out)")
     s.add_argument("--size", type=int, default=128)
     s.add_argument("--start-seq", type=int, default=0)
+    s.add_argument("--honour", metavar="SPEED",
+                   help="honour the PFC frames that arrive, as a NIC of "
+                   "link speed SPEED (e.g. 1G) would; not with --batch")
     s.add_argument("--batch", action="append",
                    help="STREAMS@COUNT@RATE: wait for SIGUSR1, then send "
                    "it; repeatable, sequence numbers continue")

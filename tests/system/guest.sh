@@ -67,10 +67,11 @@ _pfc_guest_running() {
 # the switch's end of the veth of host ${PFC_GUEST_HOSTS[N]}, which
 # pfc_net_add_host must have made.  Both its lcores run on the Nth CPU (modulo
 # their number) of those that are not PMD cores (PFC_CPUS, pfc_pin): the
-# main lcore only reads commands.  pfc_guest_wait waits for it.
+# main lcore only reads commands.  PFC_GUEST_ARGS, if set, adds testpmd
+# application arguments (split at blanks).  pfc_guest_wait waits for it.
 pfc_guest_start() {
     local g=0 sock mode server="" host if0 cpus cpu lcores free log fifo fd
-    local pid
+    local pid extra
     if [ "$1" = -g ]; then
         g=$2
         shift 2
@@ -113,6 +114,7 @@ pfc_guest_start() {
         return 1
     fi
     [ "$mode" = client ] && server=",server=1"
+    read -ra extra <<<"${PFC_GUEST_ARGS:-}"
     if [ "$g" -eq 0 ]; then
         log=$PFC_TMP/guest.log
         fifo=$PFC_TMP/guest.fifo
@@ -135,7 +137,7 @@ pfc_guest_start() {
             --vdev "net_af_packet1,iface=$if0" -- \
             -i --forward-mode=io --nb-cores=1 --txq=1 --rxq=1 \
             --total-num-mbufs="$PFC_GUEST_MBUFS" \
-            --no-lsc-interrupt --no-flush-rx
+            --no-lsc-interrupt --no-flush-rx "${extra[@]}"
     ) <"$fifo" >"$log" 2>&1 &
     pid=$!
     PFC_BG_PIDS+=("$pid")

@@ -37,7 +37,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        watchdog_drop watchdog_forward watchdog_no_false_alarm
        watchdog_alert_xon_storm watchdog_detection_time
        vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink
-       vhost_paused_uplink_client vhost_stuck_guest
+       vhost_paused_uplink_client vhost_stuck_guest vhost_trickle_guest
        vhost_two_guests_uplink vhost_stalled_guest_other_traffic
        dcbx_willing dcbx_negotiation dcbx_lldpd)
 
@@ -2031,7 +2031,7 @@ test_vhost_stuck_guest() {
         other_config:watchdog-detection-time=200 \
         other_config:watchdog-restoration-time=2000 || FAILS=$((FAILS + 1))
     send_p3 300 1000 || FAILS=$((FAILS + 1))
-    wait_log "vhost0: PFC storm on priority 3: the guest read nothing" \
+    wait_log "vhost0: PFC storm on priority 3: the guest did not drain" \
         "storm on p3 of vhost0 logged (WARN)"
     send_p3 100 1300 || FAILS=$((FAILS + 1))
     sleep 0.3
@@ -2065,6 +2065,87 @@ test_vhost_stuck_guest() {
     sleep 0.5
     check "free mbufs after the guest's storm (before: $free0)" \
         "$(mempool_free)" -eq "$free0"
+    [ "$FAILS" -eq 0 ]
+}
+
+# xoff_episodes PCAP PAUSE_MS: the XOFF episodes for p3 in PCAP, one line
+# each, in ms: from an XOFF that no pause in force preceded to the XON that
+# ended it, or to the end of the pause of the last XOFF (PAUSE_MS) if no XON
+# came.
+xoff_episodes() {
+    pfc_tshark_pfc "$1" | awk -v pause="$2" '
+        $9 != 1 { next }
+        $17 > 0 && !on { on = 1; start = $1 }
+        $17 > 0 { last = $1; next }
+        on { printf "%d\n", ($1 - start) * 1000; on = 0 }
+        END { if (on) printf "%d\n", (last - start) * 1000 + pause }'
+}
+
+# A guest that reads a trickle: testpmd's "noisy" forwarding mode spends
+# millions of random memory reads on each packet, a few a second.  A, which
+# honours PFC as a NIC does, sends it a lossless p3 stream through dpdk-a
+# (XOFF at 8000 bytes).  The guest takes some packets at times, never what
+# waits: vhost0's watchdog storms it 200 ms after its drain window began
+# (pfc_wd_vq_stalled()), drops what it held, and dpdk-a ends its XOFF.  So
+# A is never held in XOFF longer than the detection time plus the
+# restoration time, however long the guest trickles.
+test_vhost_trickle_guest() {
+    local pcap out taken episodes longest storms n stream_pid
+    # At most 65535 lookups of each kind per packet (testpmd's limit), in
+    # 64 MB: a few tens of packets a second.
+    PFC_GUEST_MEM=192
+    PFC_GUEST_ARGS="--noisy-lkup-memory=64 --noisy-lkup-num-reads=65535"
+    PFC_GUEST_ARGS+=" --noisy-lkup-num-writes=65535"
+    PFC_GUEST_ARGS+=" --noisy-lkup-num-reads-writes=65535"
+    [ "$PFC_HUGEPAGES_FREE" -ge $((128 + PFC_GUEST_MEM / 2)) ] \
+        || PFC_HUGEPAGES_FREE=$((128 + PFC_GUEST_MEM / 2))
+    vhost_setup || return 1
+    pcap=$PFC_TMP/a.pcap
+    out=$PFC_TMP/stream.out
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=4000 || return 1
+    pfc_qos vhost0 pfc-enable=3 watchdog-detection-time=200 \
+        watchdog-restoration-time=400 || return 1
+    pfc_guest_cmd_wait "stop" "Done\." || return 1
+    pfc_guest_cmd "set burst 1"
+    pfc_guest_cmd "set fwd noisy"
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" \
+        --side A --streams 1:3 --count 6000 --rate 2000 --honour 1G -v \
+        >"$out" 2>&1
+    stream_pid=$PFC_LAST_PID
+    # The guest reads, slowly, for 10 ms of every 100 ms: a few packets
+    # each time, so it is never idle for the detection time.
+    for _ in $(seq 600); do
+        kill -0 "$stream_pid" 2>/dev/null || break
+        pfc_guest_cmd "start"
+        sleep 0.01
+        pfc_guest_cmd "stop"
+        sleep 0.09
+    done
+    wait_pid "$stream_pid" 10
+    cat "$out"
+    run_or_fail "A sent its 6000 p3 frames" grep -q "sent {1: 6000}" "$out"
+    sleep 0.5
+    pfc_tshark_stop
+    taken=$(pfc_guest_stat 0 RX-packets)
+    pfc_stats_refresh
+    storms=$(pfc_stat vhost0 pfc_wd_storms_detected_p3)
+    episodes=$(xoff_episodes "$pcap" 33)
+    n=$(grep -c . <<<"$episodes")
+    longest=$(sort -n <<<"$episodes" | tail -1)
+    pfc_log "trickle guest: took $taken of 6000 p3 frames; $storms storms;" \
+        "$n XOFF episodes at A, the longest ${longest:-0} ms"
+    check "p3 frames the guest took (it reads)" "${taken:-0}" -gt 0
+    check "p3 frames the guest took (a trickle)" "${taken:-0}" -lt 3000
+    check "vhost0 pfc_wd_storms_detected_p3" "$storms" -ge 1
+    wait_log "vhost0: PFC storm on priority 3: the guest did not drain" \
+        "storm on p3 of vhost0 logged (WARN)"
+    check "XOFF episodes for p3 that A captured" "$n" -ge 1
+    check "longest XOFF of A for p3, ms (detection 200 + restoration 400)" \
+        "${longest:-0}" -le 600
+    check "vhost0 pfc_wd_tx_dropped_p3" \
+        "$(pfc_stat vhost0 pfc_wd_tx_dropped_p3)" -gt 0
     [ "$FAILS" -eq 0 ]
 }
 
