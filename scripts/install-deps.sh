@@ -13,7 +13,7 @@ apt-get install -y -q --no-install-recommends \
     build-essential autoconf automake libtool pkg-config patch \
     openvswitch-source libdpdk-dev dpdk dpdk-dev \
     libssl-dev libcap-ng-dev libnuma-dev libpcap-dev \
-    python3 python3-scapy tshark tcpdump iproute2 procps kmod \
+    python3 python3-scapy tshark tcpdump netsniff-ng iproute2 procps kmod \
     debhelper dpkg-dev lintian libunbound-dev util-linux python3-matplotlib \
     python3-pytest python3-netaddr
 

@@ -1472,20 +1472,30 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
     # (and a few sent after the switch resumed its senders).
     p3_ids = {cfgs[n]["p3"] for n in names}
     p3_t = sorted(x[0] for x in data if x[1] in p3_ids)
-    bursts, leaked = [], 0
+    bursts, leaked, release = [], 0, []
     for t_on, t_off in episodes:
         bursts.append(sum(1 for t in p3_t if t_off <= t < t_off + 0.02))
         leaked += sum(1 for t in p3_t if t_on + 0.02 <= t < t_off)
+        # From B's XON to the first p3 frame after it, held at the switch
+        # during the pause: how late the pause ended, seen from B.
+        after = [t for t in p3_t if t >= t_off]
+        release.append(round((after[0] - t_off) * 1e3, 3) if after
+                       else None)
     if bursts:
         sb = sorted(bursts)
         ck.log("p3 frames at B in the 20 ms after each XON: median %d, "
                "min %d, max %d; during pauses: %d"
                % (sb[len(sb) // 2], sb[0], sb[-1], leaked))
+        rl = sorted(x for x in release if x is not None)
+        if rl:
+            ck.log("from B's XON to the first p3 frame after it: median "
+                   "%.1f ms, max %.1f ms" % (rl[len(rl) // 2], rl[-1]))
     facts = {"senders": names, "cycles": len(episodes),
              "b_xoff": n_pfc["xoff"], "b_xon": n_pfc["xon"],
              "b_pfc": n_pfc["xoff"] + n_pfc["xon"],
              "refresh_s": refresh, "max_refresh_gap_s": max_gap,
              "xon_bursts": bursts, "p3_during_pauses": leaked,
+             "release_ms": release,
              "per_sender": {}}
     min_sent = max(50, int(rate * total_s / 4))
     for name in names:

@@ -31,7 +31,7 @@
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        not_forwarded reconfig_held remap_held hold_full tso_held
-       copies_charged congestion incast xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
+       copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        rxq_second
        watchdog_drop watchdog_forward watchdog_no_false_alarm
@@ -1197,6 +1197,96 @@ print(json.load(open(sys.argv[1])).get(sys.argv[2], "absent"))' \
             "$(incast_fact "p3_sent_$x") p3 and $(incast_fact "p0_sent_$x")" \
             "p0 frames"
     done
+    [ "$FAILS" -eq 0 ]
+}
+
+# The pause-end rule under a flood: trafgen (package netsniff-ng), in B's
+# namespace, floods dpdk-b's rx ring with UDP frames of random addresses and
+# ports, megaflows off, so that every one is an upcall.  Meanwhile A sends
+# p3 and p0 through dpdk-b, and B pauses p3 8 times for 150 ms, each pause
+# ended by XON (the incast scenario with A alone; dpdk-b pauses A in turn).
+# Every pause ends within the bound after its XON as dpdk-b read it (no late
+# pause end), p3 loses nothing, and B sees the held p3 frames within 100 ms
+# of its XON, except after an XON that the flood made dpdk-b lose: a PFC
+# frame shares the rx ring with the flood, and such a pause ends at its
+# expiry instead, late, which is safe.  trafgen runs on one CPU at the
+# lowest priority, so that B's pauser and receiver keep their timing; the
+# PMD thread then reads the flood (about 450,000 frames/s on a 2-vCPU VM)
+# and its ring empties at times.  A ring that never empties is the unit
+# test rxq-drain's.
+test_flood_pause_end() {
+    local facts conf rc ring bound rel late flood0 flood1 pfc0 pfc1 sent
+    local lost slow
+    command -v trafgen >/dev/null 2>&1 || {
+        pfc_err "trafgen not found: install the Debian package netsniff-ng"
+        return 1
+    }
+    pfc_setup "$OVS" || return 1
+    facts=$PFC_TMP/flood.json
+    conf=$PFC_TMP/flood.cfg
+    pfc_ofctl del-flows br0 || return 1
+    pfc_ofctl add-flow br0 "in_port=dpdk-a,actions=output:dpdk-b" || return 1
+    pfc_ofctl add-flow br0 "priority=10,in_port=dpdk-b,udp,actions=drop" \
+        || return 1
+    pfc_appctl upcall/disable-megaflows || return 1
+    # B's pauses last 150 ms: the watchdog is off on purpose.
+    pfc_qos dpdk-b pfc-enable=3 link-speed=100M queue-size=50 \
+        watchdog-detection-time=0 \
+        || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G || return 1
+    cat >"$conf" <<EOF2 || return 1
+{
+  eth(da=02:00:00:00:00:99, sa=$PFC_MAC_B),
+  ipv4(saddr=drnd(), daddr=10.0.0.9, ttl=64),
+  udp(sp=drnd(), dp=drnd()),
+  fill(0x00, 18)
+}
+EOF2
+    pfc_stats_refresh
+    flood0=$(pfc_stat dpdk-b rx_packets)
+    pfc0=$(pfc_stat dpdk-b pfc_rx_frames_p3)
+    pfc_bg ip netns exec "$PFC_NS_B" nice -n 19 trafgen --dev "$PFC_IF_B1" \
+        --conf "$conf" --cpus 1 --no-cpu-stats
+    sleep 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" scenario incast \
+        --a "$(pfc_host_port A)" --b "$(pfc_host_port B)" \
+        --speed-a 1G --speed-b 100M --rate 500 --cycles 8 --pause-ms 150 \
+        --resume-ms 200 --facts "$facts"
+    wait "$PFC_LAST_PID"
+    rc=$?
+    pfc_stats_refresh
+    flood1=$(pfc_stat dpdk-b rx_packets)
+    pfc1=$(pfc_stat dpdk-b pfc_rx_frames_p3)
+    sent=$("$PFC_PY" -c 'import json, sys
+print(json.load(open(sys.argv[1])).get("b_pfc", 0))' "$facts" 2>/dev/null)
+    check "incast scenario with A alone, under the flood (status)" "$rc" \
+        -eq 0
+    rel=$("$PFC_PY" -c 'import json, sys
+r = json.load(open(sys.argv[1])).get("release_ms", [])
+print(" ".join("%s" % x for x in r))' "$facts" 2>/dev/null)
+    worst=$(tr ' ' '\n' <<<"$rel" | grep -v None | sort -n | tail -1)
+    late=$(pfc_show dpdk-b | sed -n 's/^ *late pause ends: \([0-9]*\) .*/\1/p')
+    bound=$(pfc_show dpdk-b \
+            | sed -n 's/^ *late pause ends: .*(more than \([0-9]*\) us.*/\1/p')
+    ring=$(pfc_show dpdk-b | grep -m1 -i "rx ring\|ring of" || true)
+    # A PFC frame that meets a full rx ring is lost with the flood (the
+    # ring is shared: pfc/show says so); a pause whose XON was lost ends at
+    # its expiry, 336 ms after its XOFF at 100 Mb/s: late, which is safe.
+    lost=$((sent - (pfc1 - pfc0)))
+    slow=$(tr ' ' '\n' <<<"$rel" | awk '$1 != "None" && $1 >= 100' | wc -l)
+    pfc_log "flood: dpdk-b read $((flood1 - flood0)) frames; B sent" \
+        "$sent PFC frames for p3, dpdk-b read $((pfc1 - pfc0));" \
+        "XON to first p3 frame at B, per pause, ms: $rel;" \
+        "late pause ends $late (bound $bound us); $ring"
+    check "dpdk-b rx frames during the flood (the ring was flooded)" \
+        "$((flood1 - flood0))" -gt 10000
+    check "pauses that B ended and measured" "$(wc -w <<<"$rel")" -eq 8
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "pauses released 100 ms or more after B's XON (at most the PFC \
+frames lost in the flood)" "$slow" -le "$lost"
+    check "dpdk-b pfc_pause_late_ends_p3" \
+        "$(pfc_stat dpdk-b pfc_pause_late_ends_p3)" -eq 0
     [ "$FAILS" -eq 0 ]
 }
 
