@@ -66,6 +66,13 @@ struct pfc_port {
                                  * that were held instead of dropped, by
                                  * QoS objects destroyed since. */
     uint32_t max_frame;         /* [L] Largest frame, bytes. */
+    enum pfc_mcq mcq;                   /* [L] Whether MAC Control frames
+                                         * have an rx queue of their own
+                                         * (mac-control-queue); written by
+                                         * the main thread only. */
+    atomic_int mcq_queue;               /* That rx queue, or -1: then a
+                                         * pause ends only once every rx
+                                         * queue was polled after it. */
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
     char driver[32];            /* [L] DPDK driver name. */
@@ -323,15 +330,25 @@ pfc_pool_free(void)
     return shared > used ? shared - used : 0;
 }
 
-/* Returns the earliest poll stamp over the rx queues of 'port', with acquire
- * order: the pause timers read after it include every PFC frame that those
- * polls read. */
+/* Returns the earliest poll stamp over the rx queues of 'port' that MAC
+ * Control frames may reach (all of them, or the one of their own), with
+ * acquire order: the pause timers read after it include every PFC frame
+ * that those polls read. */
 static inline uint64_t
 pfc_rx_polled(struct pfc_port *port)
 {
     uint64_t polled = UINT64_MAX;
     uint32_t n_rxq;
 
+    int mcq_queue;
+
+    atomic_read_relaxed(&port->mcq_queue, &mcq_queue);
+    if (mcq_queue >= 0) {
+        /* MAC Control frames reach that rx queue alone. */
+        atomic_read_explicit(&port->rxq_polled[mcq_queue], &polled,
+                             memory_order_acquire);
+        return polled;
+    }
     atomic_read_relaxed(&port->n_rxq, &n_rxq);
     for (uint32_t i = 0; i < n_rxq; i++) {
         uint64_t p;
@@ -406,6 +423,11 @@ void pfc_wd_publish(struct pfc_port *);
 void pfc_wd_check(struct netdev_dpdk_pfc *, uint64_t now,
                   struct pfc_wd_events *);
 void pfc_wd_log(const struct pfc_wd_events *);
+
+/* lib/netdev-dpdk-pfc-steer.c. */
+void pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
+                   uint32_t n_rxq, bool redo, enum pfc_mcq *);
+void pfc_mcq_remove(struct pfc_port *);
 
 /* lib/netdev-dpdk-pfc-vhost.c. */
 struct pfc_port *pfc_vhost_port(const char *name);

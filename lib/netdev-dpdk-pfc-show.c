@@ -546,12 +546,20 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_char(ds, '\n');
     pfc_show_buffer_config(ds, snap, true);
     ds_put_format(ds, "  pause-quanta: %"PRIu16"\n", cfg->pause_quanta);
-    /* This port reads MAC Control frames from the rx queues that data
-     * arrives on: a flood delays a PFC frame behind one ring of data at
-     * most (struct pfc_rxq_drain).  No queue of their own is set up. */
-    ds_put_format(ds, "  mac-control: %s (%s), read from the data rx "
-                  "queues\n",
+    /* Unless MAC Control frames have an rx queue of their own
+     * (mac-control-queue), a flood delays a PFC frame behind one ring of
+     * data at most (struct pfc_rxq_drain), or loses it with the data when
+     * the ring overflows. */
+    int mcq_queue;
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->mcq_queue,
+                        &mcq_queue);
+    ds_put_format(ds, "  mac-control: %s (%s), ",
                   pfc_mac_control_name(port->mac_control), port->driver);
+    if (port->mcq == PFC_MCQ_ON && mcq_queue >= 0) {
+        ds_put_format(ds, "read from rx queue %d, their own\n", mcq_queue);
+    } else {
+        ds_put_format(ds, "%s\n", pfc_mcq_describe(port->mcq));
+    }
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
                   ", unsupported: %"PRIu64"\n",
                   c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);

@@ -185,6 +185,7 @@ netdev_dpdk_pfc_ports_init(void)
         for (int i = 0; i < PFC_N_PORTS; i++) {
             rte_spinlock_init(&pfc_ports[i].lock);
             atomic_init(&pfc_ports[i].vid, -1);
+            atomic_init(&pfc_ports[i].mcq_queue, -1);
         }
         ovsthread_once_done(&once);
     }
@@ -374,6 +375,8 @@ struct pfc_bind {
     uint32_t rx_ring;                   /* pfc_rx_ring_size(). */
     enum pfc_mac_control mac_control;   /* How MAC Control frames reach
                                          * this switch. */
+    enum pfc_mcq mcq;                   /* And whether to an rx queue of
+                                         * their own. */
     char driver[MEMBER_SIZEOF(struct pfc_port, driver)];
     struct pfc_ring_limits ring_lim;    /* The driver's tx ring limits, */
     bool ring_lim_known;                /* if it gave them. */
@@ -523,6 +526,23 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
         return EINVAL;
     }
     ovs_strlcpy(b->driver, driver, sizeof b->driver);
+    /* Only the main thread writes port->mcq. */
+    b->mcq = b->port->mcq;
+    if (info->vhost) {
+        b->mcq = pfc_mcq_decide(pfc->cfg.mac_control_queue, true,
+                                info->n_rxq, NULL);
+    } else {
+        if (b->mcq == PFC_MCQ_ON
+            && (info->idle || !pfc->cfg.mac_control_queue)) {
+            /* While the rule is set up again, or removed, MAC Control
+             * frames may reach any rx queue: every one counts for the end
+             * of a pause until pfc_bind_port_state() says otherwise. */
+            atomic_store_relaxed(&b->port->mcq_queue, -1);
+        }
+        pfc_mcq_apply(info->name, info->port_id,
+                      pfc->cfg.mac_control_queue, info->n_rxq, info->idle,
+                      &b->mcq);
+    }
 
     b->ring_lim_known = (!info->vhost
                          && pfc_ring_limits_get(info->port_id, &b->ring_lim));
@@ -582,6 +602,9 @@ pfc_bind_port_state(struct pfc_port *port,
     port->ring_lim_known = b->ring_lim_known;
     port->max_frame = b->limits.max_frame;
     port->mac_control = b->mac_control;
+    port->mcq = b->mcq;
+    atomic_store_relaxed(&port->mcq_queue,
+                         b->mcq == PFC_MCQ_ON ? info->n_rxq - 1 : -1);
     ovs_strlcpy(port->driver, b->driver, sizeof port->driver);
     port->tb.hz = rte_get_tsc_hz();
     port->poll_cap = port->tb.hz / 1000 * PFC_POLL_CAP_MS;
@@ -1292,6 +1315,7 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
     if (pfc->port) {
         /* DCBX stops with PFC: nothing must set the QoS again. */
         pfc_dcbx_stop(pfc->port);
+        pfc_mcq_remove(pfc->port);
     }
     pfc_txqs_lock(pfc);
     pfc->retiring = true;

@@ -245,7 +245,8 @@ pfc_config_check_keys(const struct smap *details, char **errp)
         "pfc-enable", "xoff-threshold", "xon-threshold", "pause-quanta",
         "queue-size", "default-priority", "link-speed", "cable-length",
         "headroom-model", "xon-hysteresis", "tx-ring-size", "mac-control",
-        "watchdog-detection-time", "watchdog-restoration-time",
+        "mac-control-queue", "watchdog-detection-time",
+        "watchdog-restoration-time",
         "watchdog-action", "dcbx", "dcbx-willing", "lldp-tx-interval",
         "dynamic-th", "egress-dynamic-th", "lossy-dynamic-th",
     };
@@ -264,7 +265,7 @@ pfc_config_check_keys(const struct smap *details, char **errp)
                               "default-priority, link-speed, cable-length, "
                               "headroom-model, xon-hysteresis, "
                               "tx-ring-size, mac-control, "
-                              "watchdog-detection-time, "
+                              "mac-control-queue, watchdog-detection-time, "
                               "watchdog-restoration-time, watchdog-action, "
                               "dcbx, dcbx-willing, lldp-tx-interval, "
                               "dynamic-th, egress-dynamic-th, "
@@ -395,6 +396,15 @@ pfc_config_parse_port(const struct smap *details, struct pfc_config *cfg,
     } else if (strcmp(mac_control, "auto")) {
         *errp = xasprintf("other_config:mac-control=\"%s\" is invalid: must "
                           "be auto or trust", mac_control);
+        return EINVAL;
+    }
+
+    const char *mcq = smap_get_def(details, "mac-control-queue", "false");
+    if (!strcmp(mcq, "true")) {
+        cfg->mac_control_queue = true;
+    } else if (strcmp(mcq, "false")) {
+        *errp = xasprintf("other_config:mac-control-queue=\"%s\" is invalid: "
+                          "must be true or false", mcq);
         return EINVAL;
     }
 
@@ -644,6 +654,8 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     ds_destroy(&d);
     smap_add(details, "mac-control",
              cfg->mac_control_trust ? "trust" : "auto");
+    smap_add(details, "mac-control-queue",
+             cfg->mac_control_queue ? "true" : "false");
     smap_add_format(details, "watchdog-detection-time", "%"PRIu32,
                     cfg->wd_detect_ms);
     if (!cfg->wd_restore_default) {
@@ -685,6 +697,7 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->link_speed == b->link_speed
             && a->tx_ring_size == b->tx_ring_size
             && a->mac_control_trust == b->mac_control_trust
+            && a->mac_control_queue == b->mac_control_queue
             && a->wd_detect_ms == b->wd_detect_ms
             && a->wd_restore_ms == b->wd_restore_ms
             && a->wd_restore_default == b->wd_restore_default

@@ -951,3 +951,68 @@ pfc_mac_control_name(enum pfc_mac_control mc)
         return "refused by the driver";
     }
 }
+
+/* Returns what becomes of mac-control-queue ('want') on a port that is
+ * virtual or not ('is_virtual'), has 'n_rxq' rx queues and whose driver
+ * answered 'a' (struct pfc_mcq_answers): PFC_MCQ_ON only if every request
+ * succeeded.  The glue makes the requests in the order of the members of
+ * 'a' and stops at the first that fails.  'a' may be NULL for a virtual
+ * port, which is asked nothing. */
+enum pfc_mcq
+pfc_mcq_decide(bool want, bool is_virtual, uint32_t n_rxq,
+               const struct pfc_mcq_answers *a)
+{
+    if (!want) {
+        return PFC_MCQ_OFF;
+    } else if (is_virtual) {
+        return PFC_MCQ_VIRTUAL;
+    } else if (n_rxq < 2) {
+        return PFC_MCQ_ONE_RXQ;
+    } else if (!a || !a->reta_size) {
+        return PFC_MCQ_NO_RETA;
+    } else if (a->flow_validate) {
+        return PFC_MCQ_NO_FLOW;
+    } else if (a->reta_update) {
+        return PFC_MCQ_NO_RETA;
+    } else if (a->flow_create) {
+        return PFC_MCQ_NO_FLOW;
+    }
+    return PFC_MCQ_ON;
+}
+
+/* Returns how pfc/show describes 'mcq': where MAC Control frames are read,
+ * and why not from a queue of their own. */
+const char *
+pfc_mcq_describe(enum pfc_mcq mcq)
+{
+    switch (mcq) {
+    case PFC_MCQ_ON:
+        return "read from an rx queue of their own (the last)";
+    case PFC_MCQ_VIRTUAL:
+        return "read from the data rx queues (a virtual device)";
+    case PFC_MCQ_ONE_RXQ:
+        return ("read from the data rx queues (mac-control-queue needs "
+                "options:n_rxq of 2 or more)");
+    case PFC_MCQ_NO_RETA:
+        return ("read from the data rx queues (the driver has no RSS "
+                "redirection table to update)");
+    case PFC_MCQ_NO_FLOW:
+        return ("read from the data rx queues (the driver refused an "
+                "rte_flow rule for EtherType 0x8808)");
+    case PFC_MCQ_OFF:
+    default:
+        return "read from the data rx queues";
+    }
+}
+
+/* Fills the 'n' entries of an RSS redirection table, 'queues', with rx
+ * queues 0 to 'n_queues' - 1 in turn, as drivers do by default: with
+ * 'n_queues' one less than the port's rx queues, data spreads over all but
+ * the last.  'n_queues' 0 counts as 1. */
+void
+pfc_reta_spread(uint16_t *queues, size_t n, uint16_t n_queues)
+{
+    for (size_t i = 0; i < n; i++) {
+        queues[i] = i % MAX(n_queues, 1);
+    }
+}

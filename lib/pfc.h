@@ -509,6 +509,10 @@ struct pfc_config {
                                  * are taken to reach this switch without
                                  * asking the NIC (default "auto": see
                                  * pfc_mac_control_decide()). */
+    bool mac_control_queue;     /* mac-control-queue=true: MAC Control
+                                 * frames get an rx queue of their own where
+                                 * the NIC allows it (pfc_mcq_decide()).
+                                 * Default false. */
     uint32_t queue_size;        /* queue-size: static bound on the cells
                                  * one traffic class queue holds,
                                  * 1..65536, or 0 (default) for the
@@ -730,5 +734,45 @@ enum pfc_mac_control pfc_mac_control_decide(
     const char *driver, bool trust, const struct pfc_mac_control_answers *,
     char **reason);
 const char *pfc_mac_control_name(enum pfc_mac_control);
+
+/* An rx queue of their own for MAC Control frames (mac-control-queue=true).
+ *
+ * PFC frames share the rx rings with data: under a flood a PFC frame waits
+ * behind up to a ring of data frames, or is lost with them when the ring
+ * overflows, and a pause ends only once every rx queue was polled after it
+ * (struct pfc_rxq_drain).  Where the NIC allows it, the last rx queue of
+ * the port is kept for frames of EtherType 0x8808, as upstream Open
+ * vSwitch's rx-steering keeps one for LACP: the driver's RSS redirection
+ * table spreads data over the other queues (pfc_reta_spread()), and an
+ * rte_flow rule sends EtherType 0x8808 to the last one.  A pause then ends
+ * as soon as that queue, which a flood never fills, was polled after it.
+ * Nothing here calls a driver: the glue asks and passes the answers in. */
+enum pfc_mcq {
+    PFC_MCQ_OFF,            /* mac-control-queue=false (default). */
+    PFC_MCQ_ON,             /* The last rx queue is the MAC Control
+                             * frames' own. */
+    PFC_MCQ_VIRTUAL,        /* No NIC: a virtual device. */
+    PFC_MCQ_ONE_RXQ,        /* The port has one rx queue (options:n_rxq):
+                             * none to spare. */
+    PFC_MCQ_NO_RETA,        /* The driver has no RSS redirection table, or
+                             * refused to update it. */
+    PFC_MCQ_NO_FLOW,        /* The driver refused the rte_flow rule. */
+};
+
+/* What the driver of a port answered, as negative errno values or 0
+ * (DPDK's convention), for pfc_mcq_decide(); a request that was not made
+ * is 0. */
+struct pfc_mcq_answers {
+    uint16_t reta_size;     /* rte_eth_dev_info's reta_size: entries of
+                             * the RSS redirection table, 0 if none. */
+    int flow_validate;      /* rte_flow_validate() of the rule. */
+    int reta_update;        /* rte_eth_dev_rss_reta_update(). */
+    int flow_create;        /* rte_flow_create(): 0, or -rte_errno. */
+};
+
+enum pfc_mcq pfc_mcq_decide(bool want, bool is_virtual, uint32_t n_rxq,
+                            const struct pfc_mcq_answers *);
+const char *pfc_mcq_describe(enum pfc_mcq);
+void pfc_reta_spread(uint16_t *queues, size_t n, uint16_t n_queues);
 
 #endif /* pfc.h */

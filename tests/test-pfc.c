@@ -536,6 +536,25 @@ test_ring(void)
     ovs_assert(strstr(err, "auto or trust"));
     free(err);
     smap_destroy(&details);
+
+    /* mac-control-queue: false (default) or true. */
+    smap_init(&details);
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(!cfg.mac_control_queue);
+    smap_add(&details, "mac-control-queue", "true");
+    ovs_assert(!pfc_config_parse(&details, &cfg2, &err));
+    ovs_assert(cfg2.mac_control_queue);
+    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
+    smap_init(&out);
+    pfc_config_to_smap(&cfg2, &out);
+    ovs_assert(!strcmp(smap_get(&out, "mac-control-queue"), "true"));
+    smap_destroy(&out);
+    smap_replace(&details, "mac-control-queue", "1");
+    ovs_assert(pfc_config_parse(&details, &cfg, &err) == EINVAL);
+    ovs_assert(strstr(err, "other_config:mac-control-queue=\"1\""));
+    ovs_assert(strstr(err, "true or false"));
+    free(err);
+    smap_destroy(&details);
 }
 
 static void
@@ -1462,6 +1481,49 @@ test_wd_guest(void)
     ovs_assert(pfc_wd_ignored(&wd, &p) == 0x08 && !pfc_wd_dropped(&wd, &p));
 }
 
+/* An rx queue of their own for MAC Control frames: on only if wanted, on a
+ * NIC with 2 rx queues or more, a redirection table and the rte_flow rule;
+ * otherwise the reason; and the table spreads data over all queues but the
+ * last. */
+static void
+test_mcq(void)
+{
+    struct pfc_mcq_answers ok = { .reta_size = 128 };
+    struct pfc_mcq_answers a;
+    uint16_t reta[128];
+
+    ovs_assert(pfc_mcq_decide(false, false, 4, &ok) == PFC_MCQ_OFF);
+    ovs_assert(pfc_mcq_decide(true, false, 4, &ok) == PFC_MCQ_ON);
+    ovs_assert(pfc_mcq_decide(true, true, 4, NULL) == PFC_MCQ_VIRTUAL);
+    ovs_assert(pfc_mcq_decide(true, false, 1, &ok) == PFC_MCQ_ONE_RXQ);
+    a = ok;
+    a.reta_size = 0;                    /* net_af_packet, net_pcap. */
+    ovs_assert(pfc_mcq_decide(true, false, 2, &a) == PFC_MCQ_NO_RETA);
+    a = ok;
+    a.flow_validate = -ENOSYS;
+    ovs_assert(pfc_mcq_decide(true, false, 2, &a) == PFC_MCQ_NO_FLOW);
+    a = ok;
+    a.reta_update = -ENOTSUP;
+    ovs_assert(pfc_mcq_decide(true, false, 2, &a) == PFC_MCQ_NO_RETA);
+    a = ok;
+    a.flow_create = -EINVAL;
+    ovs_assert(pfc_mcq_decide(true, false, 2, &a) == PFC_MCQ_NO_FLOW);
+
+    ovs_assert(!strcmp(pfc_mcq_describe(PFC_MCQ_OFF),
+                       "read from the data rx queues"));
+    ovs_assert(strstr(pfc_mcq_describe(PFC_MCQ_NO_RETA),
+                      "no RSS redirection table"));
+    ovs_assert(strstr(pfc_mcq_describe(PFC_MCQ_ONE_RXQ), "n_rxq"));
+
+    /* 4 rx queues: data on 0, 1 and 2 in turn, never on 3. */
+    pfc_reta_spread(reta, ARRAY_SIZE(reta), 3);
+    for (size_t i = 0; i < ARRAY_SIZE(reta); i++) {
+        ovs_assert(reta[i] == i % 3);
+    }
+    pfc_reta_spread(reta, ARRAY_SIZE(reta), 0);
+    ovs_assert(reta[0] == 0 && reta[127] == 0);
+}
+
 /* One check of the watchdog of a port with a MAC, identity priority map, one
  * tx queue 'seen': its classes 'waiting' hold packets, 'left' of them left,
  * 'blocked' may not send, and the pause timers pause 'timer'. */
@@ -2222,6 +2284,7 @@ static const struct {
     { "tx-filter", test_tx_filter },
     { "receive", test_receive },
     { "mac-control", test_mac_control },
+    { "mcq", test_mcq },
     { "holdq-append", test_holdq_append },
     { "wd-detect", test_wd_detect },
     { "wd-no-false-alarm", test_wd_no_false_alarm },

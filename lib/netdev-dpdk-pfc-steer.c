@@ -1,0 +1,194 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* An rx queue of their own for MAC Control frames, on ports with
+ * mac-control-queue=true (lib/pfc.h, enum pfc_mcq): the driver's RSS
+ * redirection table spreads data over every rx queue but the last, and an
+ * rte_flow rule sends EtherType 0x8808 to the last.  The main thread asks
+ * the driver when it binds or retires the QoS object, with no lock held;
+ * PMD threads only read port->mcq_queue (pfc_rx_polled()). */
+
+#include <config.h>
+#include "netdev-dpdk-pfc.h"
+#include "netdev-dpdk-pfc-private.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_flow.h>
+
+#include "openvswitch/vlog.h"
+#include "pfc.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_steer);
+
+/* Sets the RSS redirection table of 'port_id', of 'size' entries, to rx
+ * queues 0 to 'n_queues' - 1 in turn (pfc_reta_spread()).  Returns 0 or a
+ * negative errno value (rte_eth_dev_rss_reta_update()). */
+static int
+pfc_reta_set(uint16_t port_id, uint16_t size, uint16_t n_queues)
+{
+    size_t n_groups = DIV_ROUND_UP(size, RTE_ETH_RETA_GROUP_SIZE);
+    struct rte_eth_rss_reta_entry64 *conf;
+    uint16_t *queues;
+    int error;
+
+    conf = xcalloc(n_groups, sizeof *conf);
+    queues = xcalloc(size, sizeof *queues);
+    pfc_reta_spread(queues, size, n_queues);
+    for (size_t i = 0; i < size; i++) {
+        conf[i / RTE_ETH_RETA_GROUP_SIZE].mask
+            |= UINT64_C(1) << (i % RTE_ETH_RETA_GROUP_SIZE);
+        conf[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE]
+            = queues[i];
+    }
+    error = rte_eth_dev_rss_reta_update(port_id, conf, size);
+    free(queues);
+    free(conf);
+    return error;
+}
+
+/* Validates, or with 'create' creates, on 'port_id' the rte_flow rule that
+ * sends frames of EtherType 0x8808 (MAC Control, untagged as 802.3 Annex
+ * 31B sends them) to rx queue 'queue'.  Returns 0 or a negative errno
+ * value, with the driver's message in '*msg' (static, or NULL). */
+static int
+pfc_mcq_rule(uint16_t port_id, uint16_t queue, bool create,
+             const char **msg)
+{
+    const struct rte_flow_attr attr = { .ingress = 1 };
+    struct rte_flow_item_eth spec, mask;
+    struct rte_flow_action_queue action = { .index = queue };
+    struct rte_flow_error ferr;
+    int error;
+
+    memset(&spec, 0, sizeof spec);
+    memset(&mask, 0, sizeof mask);
+    spec.type = htons(PFC_ETH_TYPE_MAC_CONTROL);
+    mask.type = OVS_BE16_MAX;
+
+    const struct rte_flow_item pattern[] = {
+        { .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &spec, .mask = &mask },
+        { .type = RTE_FLOW_ITEM_TYPE_END },
+    };
+    const struct rte_flow_action actions[] = {
+        { .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &action },
+        { .type = RTE_FLOW_ACTION_TYPE_END },
+    };
+
+    memset(&ferr, 0, sizeof ferr);
+    if (create) {
+        error = (rte_flow_create(port_id, &attr, pattern, actions, &ferr)
+                 ? 0 : -(rte_errno ? rte_errno : EINVAL));
+    } else {
+        error = rte_flow_validate(port_id, &attr, pattern, actions, &ferr);
+    }
+    *msg = ferr.message;
+    return error;
+}
+
+/* Gives MAC Control frames the last of the 'n_rxq' rx queues of the ethernet
+ * port 'port_id', named 'name', if 'want' (mac-control-queue=true) and the
+ * driver allows it, or undoes it.  'redo' asks for the set-up again even if
+ * '*mcq' says it is in force: the port was reconfigured, which may have
+ * reset the table and the rule.  Updates '*mcq' and logs a change of it.
+ * The rules of the port are flushed first: PFC refuses a port with flow
+ * offload (other_config:hw-offload), so they are all this file's.  Calls the
+ * driver: the caller holds no lock. */
+void
+pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
+              uint32_t n_rxq, bool redo, enum pfc_mcq *mcq)
+{
+    struct pfc_mcq_answers a;
+    const char *msg = NULL;
+    struct rte_eth_dev_info info;
+    struct rte_flow_error ferr;
+    enum pfc_mcq old = *mcq;
+
+    if (old == PFC_MCQ_ON && want && !redo) {
+        return;
+    }
+    memset(&a, 0, sizeof a);
+    memset(&info, 0, sizeof info);
+    if (rte_eth_dev_info_get(port_id, &info)) {
+        info.reta_size = 0;
+    }
+    if (old == PFC_MCQ_ON) {
+        /* Undone first, also to set it up again. */
+        rte_flow_flush(port_id, &ferr);
+        if (info.reta_size) {
+            pfc_reta_set(port_id, info.reta_size, n_rxq);
+        }
+    }
+    if (want && n_rxq >= 2) {
+        a.reta_size = info.reta_size;
+    }
+    if (want && n_rxq >= 2 && a.reta_size) {
+        rte_flow_flush(port_id, &ferr);
+        a.flow_validate = pfc_mcq_rule(port_id, n_rxq - 1, false, &msg);
+        if (!a.flow_validate) {
+            a.reta_update = pfc_reta_set(port_id, a.reta_size, n_rxq - 1);
+        }
+        if (!a.flow_validate && !a.reta_update) {
+            a.flow_create = pfc_mcq_rule(port_id, n_rxq - 1, true, &msg);
+            if (a.flow_create) {
+                pfc_reta_set(port_id, a.reta_size, n_rxq);
+            }
+        }
+    }
+    *mcq = pfc_mcq_decide(want, false, n_rxq, &a);
+    if (*mcq == old) {
+        return;
+    }
+    if (*mcq == PFC_MCQ_ON) {
+        VLOG_INFO("%s: PFC: MAC Control frames (EtherType 0x8808) have rx "
+                  "queue %"PRIu32" of their own; data is spread over rx "
+                  "queues 0 to %"PRIu32, name, n_rxq - 1, n_rxq - 2);
+    } else if (want) {
+        VLOG_WARN("%s: PFC: mac-control-queue=true, but MAC Control frames "
+                  "are %s%s%s", name, pfc_mcq_describe(*mcq),
+                  msg ? ": " : "", msg ? msg : "");
+    } else if (old == PFC_MCQ_ON) {
+        VLOG_INFO("%s: PFC: MAC Control frames no longer have an rx queue "
+                  "of their own", name);
+    }
+}
+
+/* Undoes pfc_mcq_apply() on 'port', whose PFC is being removed: its rx
+ * queues all take data again.  Calls the driver: the caller holds no
+ * lock. */
+void
+pfc_mcq_remove(struct pfc_port *port)
+{
+    enum pfc_mcq mcq;
+    uint32_t n_rxq;
+
+    rte_spinlock_lock(&port->lock);
+    mcq = port->mcq;
+    atomic_read_relaxed(&port->n_rxq, &n_rxq);
+    rte_spinlock_unlock(&port->lock);
+    if (mcq != PFC_MCQ_ON || pfc_port_is_vhost(port)) {
+        return;
+    }
+    /* Every rx queue counts for the end of a pause from now on. */
+    atomic_store_relaxed(&port->mcq_queue, -1);
+    pfc_mcq_apply(port->name, port - pfc_ports, false, n_rxq, true, &mcq);
+    rte_spinlock_lock(&port->lock);
+    port->mcq = mcq;
+    rte_spinlock_unlock(&port->lock);
+}
