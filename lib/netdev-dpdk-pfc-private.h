@@ -73,6 +73,10 @@ struct pfc_port {
     atomic_int mcq_queue;               /* That rx queue, or -1: then a
                                          * pause ends only once every rx
                                          * queue was polled after it. */
+    atomic_uint64_t mcq_since;          /* TSC at which the rte_flow rule
+                                         * took effect: a data rx queue not
+                                         * polled since may still hold MAC
+                                         * Control frames. */
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
     char driver[32];            /* [L] DPDK driver name. */
@@ -340,21 +344,23 @@ pfc_rx_polled(struct pfc_port *port)
     uint64_t polled = UINT64_MAX;
     uint32_t n_rxq;
 
+    uint64_t since = UINT64_MAX;
     int mcq_queue;
 
-    atomic_read_relaxed(&port->mcq_queue, &mcq_queue);
+    atomic_read_explicit(&port->mcq_queue, &mcq_queue, memory_order_acquire);
     if (mcq_queue >= 0) {
-        /* MAC Control frames reach that rx queue alone. */
-        atomic_read_explicit(&port->rxq_polled[mcq_queue], &polled,
-                             memory_order_acquire);
-        return polled;
+        /* MAC Control frames reach that rx queue alone, and the others only
+         * until their first poll after the rule took effect. */
+        atomic_read_relaxed(&port->mcq_since, &since);
     }
     atomic_read_relaxed(&port->n_rxq, &n_rxq);
     for (uint32_t i = 0; i < n_rxq; i++) {
         uint64_t p;
 
         atomic_read_explicit(&port->rxq_polled[i], &p, memory_order_acquire);
-        polled = MIN(polled, p);
+        if (i == mcq_queue || p < since) {
+            polled = MIN(polled, p);
+        }
     }
     return polled;
 }
@@ -425,8 +431,8 @@ void pfc_wd_check(struct netdev_dpdk_pfc *, uint64_t now,
 void pfc_wd_log(const struct pfc_wd_events *);
 
 /* lib/netdev-dpdk-pfc-steer.c. */
-void pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
-                   uint32_t n_rxq, bool redo, enum pfc_mcq *);
+int pfc_mcq_apply(const char *name, uint16_t port_id, bool want, bool redo,
+                  enum pfc_mcq *, uint64_t *since);
 void pfc_mcq_remove(struct pfc_port *);
 
 /* lib/netdev-dpdk-pfc-vhost.c. */

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_flow.h>
 
@@ -79,8 +80,8 @@ pfc_mcq_rule(uint16_t port_id, uint16_t queue, bool create,
 
     memset(&spec, 0, sizeof spec);
     memset(&mask, 0, sizeof mask);
-    spec.type = htons(PFC_ETH_TYPE_MAC_CONTROL);
-    mask.type = OVS_BE16_MAX;
+    spec.hdr.ether_type = htons(PFC_ETH_TYPE_MAC_CONTROL);
+    mask.hdr.ether_type = OVS_BE16_MAX;
 
     const struct rte_flow_item pattern[] = {
         { .type = RTE_FLOW_ITEM_TYPE_ETH, .spec = &spec, .mask = &mask },
@@ -102,43 +103,62 @@ pfc_mcq_rule(uint16_t port_id, uint16_t queue, bool create,
     return error;
 }
 
-/* Gives MAC Control frames the last of the 'n_rxq' rx queues of the ethernet
- * port 'port_id', named 'name', if 'want' (mac-control-queue=true) and the
- * driver allows it, or undoes it.  'redo' asks for the set-up again even if
- * '*mcq' says it is in force: the port was reconfigured, which may have
- * reset the table and the rule.  Updates '*mcq' and logs a change of it.
- * The rules of the port are flushed first: PFC refuses a port with flow
- * offload (other_config:hw-offload), so they are all this file's.  Calls the
- * driver: the caller holds no lock. */
-void
-pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
-              uint32_t n_rxq, bool redo, enum pfc_mcq *mcq)
+/* Logs a failure 'error' (a negative errno value) of 'what' on 'name'. */
+static void
+pfc_mcq_warn(const char *name, const char *what, int error)
 {
-    struct pfc_mcq_answers a;
-    const char *msg = NULL;
+    if (error) {
+        VLOG_WARN("%s: PFC: mac-control-queue: %s failed: %s", name, what,
+                  rte_strerror(-error));
+    }
+}
+
+/* Gives MAC Control frames the last rx queue of the ethernet port 'port_id',
+ * named 'name', if 'want' (mac-control-queue=true) and the driver allows it,
+ * or undoes it.  The port's rx queues are counted from the driver
+ * (rte_eth_dev_info's nb_rx_queues).  'redo' asks for the set-up again even
+ * if '*mcq' says it is in force: the port was reconfigured.  Updates '*mcq'
+ * and logs a change of it.  Returns the rx queue of MAC Control frames, or
+ * -1 if they may reach any; sets '*since' to the TSC at which the rule took
+ * effect if it was set up now, else to 0.  The rules of the port are
+ * flushed first: PFC refuses a port with flow offload
+ * (other_config:hw-offload), so they are all this file's.  Calls the
+ * driver: the caller holds no lock. */
+int
+pfc_mcq_apply(const char *name, uint16_t port_id, bool want, bool redo,
+              enum pfc_mcq *mcq, uint64_t *since)
+{
     struct rte_eth_dev_info info;
+    struct pfc_mcq_answers a;
     struct rte_flow_error ferr;
     enum pfc_mcq old = *mcq;
+    const char *msg = NULL;
+    uint16_t n_rxq;
 
-    if (old == PFC_MCQ_ON && want && !redo) {
-        return;
-    }
-    memset(&a, 0, sizeof a);
+    *since = 0;
     memset(&info, 0, sizeof info);
     if (rte_eth_dev_info_get(port_id, &info)) {
         info.reta_size = 0;
+        info.nb_rx_queues = 0;
     }
+    n_rxq = info.nb_rx_queues;
+    if (old == PFC_MCQ_ON && want && !redo) {
+        return n_rxq - 1;
+    }
+    memset(&a, 0, sizeof a);
     if (old == PFC_MCQ_ON) {
         /* Undone first, also to set it up again. */
-        rte_flow_flush(port_id, &ferr);
+        pfc_mcq_warn(name, "rte_flow_flush()",
+                     rte_flow_flush(port_id, &ferr));
         if (info.reta_size) {
-            pfc_reta_set(port_id, info.reta_size, n_rxq);
+            pfc_mcq_warn(name, "rte_eth_dev_rss_reta_update()",
+                         pfc_reta_set(port_id, info.reta_size, n_rxq));
         }
     }
     if (want && n_rxq >= 2) {
         a.reta_size = info.reta_size;
     }
-    if (want && n_rxq >= 2 && a.reta_size) {
+    if (a.reta_size) {
         rte_flow_flush(port_id, &ferr);
         a.flow_validate = pfc_mcq_rule(port_id, n_rxq - 1, false, &msg);
         if (!a.flow_validate) {
@@ -146,19 +166,25 @@ pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
         }
         if (!a.flow_validate && !a.reta_update) {
             a.flow_create = pfc_mcq_rule(port_id, n_rxq - 1, true, &msg);
-            if (a.flow_create) {
-                pfc_reta_set(port_id, a.reta_size, n_rxq);
-            }
+            *since = rte_get_tsc_cycles();
+        }
+        if (a.reta_update || a.flow_create) {
+            /* Data over every rx queue again. */
+            pfc_mcq_warn(name, "rte_eth_dev_rss_reta_update()",
+                         pfc_reta_set(port_id, a.reta_size, n_rxq));
         }
     }
     *mcq = pfc_mcq_decide(want, false, n_rxq, &a);
+    if (*mcq != PFC_MCQ_ON) {
+        *since = 0;
+    }
     if (*mcq == old) {
-        return;
+        return *mcq == PFC_MCQ_ON ? n_rxq - 1 : -1;
     }
     if (*mcq == PFC_MCQ_ON) {
         VLOG_INFO("%s: PFC: MAC Control frames (EtherType 0x8808) have rx "
-                  "queue %"PRIu32" of their own; data is spread over rx "
-                  "queues 0 to %"PRIu32, name, n_rxq - 1, n_rxq - 2);
+                  "queue %d of their own; data is spread over rx queues 0 "
+                  "to %d", name, n_rxq - 1, n_rxq - 2);
     } else if (want) {
         VLOG_WARN("%s: PFC: mac-control-queue=true, but MAC Control frames "
                   "are %s%s%s", name, pfc_mcq_describe(*mcq),
@@ -167,6 +193,7 @@ pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
         VLOG_INFO("%s: PFC: MAC Control frames no longer have an rx queue "
                   "of their own", name);
     }
+    return *mcq == PFC_MCQ_ON ? n_rxq - 1 : -1;
 }
 
 /* Undoes pfc_mcq_apply() on 'port', whose PFC is being removed: its rx
@@ -176,19 +203,48 @@ void
 pfc_mcq_remove(struct pfc_port *port)
 {
     enum pfc_mcq mcq;
-    uint32_t n_rxq;
+    uint64_t since;
 
     rte_spinlock_lock(&port->lock);
     mcq = port->mcq;
-    atomic_read_relaxed(&port->n_rxq, &n_rxq);
     rte_spinlock_unlock(&port->lock);
     if (mcq != PFC_MCQ_ON || pfc_port_is_vhost(port)) {
         return;
     }
     /* Every rx queue counts for the end of a pause from now on. */
     atomic_store_relaxed(&port->mcq_queue, -1);
-    pfc_mcq_apply(port->name, port - pfc_ports, false, n_rxq, true, &mcq);
+    pfc_mcq_apply(port->name, port - pfc_ports, false, true, &mcq, &since);
     rte_spinlock_lock(&port->lock);
     port->mcq = mcq;
     rte_spinlock_unlock(&port->lock);
+}
+
+/* Called by netdev-dpdk before it stops or resets the ethernet port
+ * 'port_id' to reconfigure it, and by netdev_dpdk_pfc_flush() before the
+ * port is deleted: removes the rte_flow rule of mac-control-queue, as DPDK
+ * asks before a port stops (rules need not survive a restart, and a driver
+ * that restores them would restore one for an rx queue that may no longer
+ * exist).  Every rx queue counts for the end of a pause until the bind
+ * after the restart sets the rule up again.  The main thread calls it, with
+ * no PFC lock held. */
+void
+netdev_dpdk_pfc_port_stopping(uint16_t port_id)
+{
+    struct pfc_port *port;
+    struct rte_flow_error ferr;
+
+    if (port_id >= RTE_MAX_ETHPORTS) {
+        return;
+    }
+    port = &pfc_ports[port_id];
+    rte_spinlock_lock(&port->lock);
+    if (port->mcq != PFC_MCQ_ON) {
+        rte_spinlock_unlock(&port->lock);
+        return;
+    }
+    atomic_store_relaxed(&port->mcq_queue, -1);
+    port->mcq = PFC_MCQ_OFF;
+    rte_spinlock_unlock(&port->lock);
+    pfc_mcq_warn(port->name, "rte_flow_flush()",
+                 rte_flow_flush(port_id, &ferr));
 }

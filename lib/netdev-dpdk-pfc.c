@@ -376,7 +376,10 @@ struct pfc_bind {
     enum pfc_mac_control mac_control;   /* How MAC Control frames reach
                                          * this switch. */
     enum pfc_mcq mcq;                   /* And whether to an rx queue of
-                                         * their own. */
+                                         * their own: */
+    int mcq_queue;                      /* which, or -1, */
+    uint64_t mcq_since;                 /* since when (TSC), or 0 if
+                                         * unchanged. */
     char driver[MEMBER_SIZEOF(struct pfc_port, driver)];
     struct pfc_ring_limits ring_lim;    /* The driver's tx ring limits, */
     bool ring_lim_known;                /* if it gave them. */
@@ -528,6 +531,8 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
     ovs_strlcpy(b->driver, driver, sizeof b->driver);
     /* Only the main thread writes port->mcq. */
     b->mcq = b->port->mcq;
+    b->mcq_queue = -1;
+    b->mcq_since = 0;
     if (info->vhost) {
         b->mcq = pfc_mcq_decide(pfc->cfg.mac_control_queue, true,
                                 info->n_rxq, NULL);
@@ -539,9 +544,9 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
              * of a pause until pfc_bind_port_state() says otherwise. */
             atomic_store_relaxed(&b->port->mcq_queue, -1);
         }
-        pfc_mcq_apply(info->name, info->port_id,
-                      pfc->cfg.mac_control_queue, info->n_rxq, info->idle,
-                      &b->mcq);
+        b->mcq_queue = pfc_mcq_apply(info->name, info->port_id,
+                                     pfc->cfg.mac_control_queue, info->idle,
+                                     &b->mcq, &b->mcq_since);
     }
 
     b->ring_lim_known = (!info->vhost
@@ -557,6 +562,8 @@ pfc_port_reset(struct pfc_port *port)
 {
     pfc_pause_init(&port->pause);
     pfc_xoff_init(&port->xoff);
+    port->mcq = PFC_MCQ_OFF;
+    atomic_store_relaxed(&port->mcq_queue, -1);
     memset(&port->counters, 0, sizeof port->counters);
     atomic_store_relaxed(&port->tx_mac_control_filtered, 0);
     atomic_store_relaxed(&port->held_dropped, 0);
@@ -603,8 +610,11 @@ pfc_bind_port_state(struct pfc_port *port,
     port->max_frame = b->limits.max_frame;
     port->mac_control = b->mac_control;
     port->mcq = b->mcq;
-    atomic_store_relaxed(&port->mcq_queue,
-                         b->mcq == PFC_MCQ_ON ? info->n_rxq - 1 : -1);
+    if (b->mcq_since) {
+        atomic_store_relaxed(&port->mcq_since, b->mcq_since);
+    }
+    atomic_store_explicit(&port->mcq_queue, b->mcq_queue,
+                          memory_order_release);
     ovs_strlcpy(port->driver, b->driver, sizeof port->driver);
     port->tb.hz = rte_get_tsc_hz();
     port->poll_cap = port->tb.hz / 1000 * PFC_POLL_CAP_MS;
@@ -734,6 +744,12 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     if (pfc->retiring) {
         /* Being removed: keeps what it has until it is flushed. */
         return 0;
+    }
+    if (info->idle && pfc->port) {
+        /* The port may have been restarted: until the bind sets the rule of
+         * mac-control-queue up again, MAC Control frames may reach any rx
+         * queue, even if the bind is refused. */
+        atomic_store_relaxed(&pfc->port->mcq_queue, -1);
     }
     error = pfc_bind__(pfc, info);
 
@@ -1350,6 +1366,10 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     uint64_t freed = 0, sent_held = 0;
     bool closing = !send_held;
 
+    if (closing && port && !pfc_port_is_vhost(port)) {
+        /* The port stops next. */
+        netdev_dpdk_pfc_port_stopping(port - pfc_ports);
+    }
     pfc_txqs_lock(pfc);
     if (!port) {
         goto out;

@@ -91,6 +91,7 @@ uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
                                   uint32_t interface_size, uint32_t mtu,
                                   bool commit);
 void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
+void netdev_dpdk_pfc_port_stopping(uint16_t port_id);
 
 /* The members of netdev-dpdk's dpdk_qos_ops for QoS type pfc that need
  * nothing of netdev-dpdk but the PFC object of 'conf', which
