@@ -1227,6 +1227,26 @@ netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
     pfc_remap_finish(&r, pfc);
 }
 
+/* For dpdk_qos_ops 'qos_queue_dump_state_init': stores in 'queues' the
+ * traffic classes (0..7) that Queue rows configure in the PFC object of
+ * 'conf', those with priorities of their own ("priorities"), and returns
+ * how many. */
+size_t
+netdev_dpdk_pfc_qos_queues(const struct qos_conf *conf,
+                           uint32_t queues[NETDEV_DPDK_PFC_N_QUEUES])
+{
+    const struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
+    size_t n = 0;
+
+    BUILD_ASSERT_DECL(NETDEV_DPDK_PFC_N_QUEUES == PFC_N_PRIOS);
+    for (uint32_t tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (pfc->cfg.tc_prios[tc]) {
+            queues[n++] = tc;
+        }
+    }
+    return n;
+}
+
 /* dpdk_qos_ops 'qos_queue_get': stores the other_config of traffic class
  * 'queue_id' ("priorities") of the PFC object of 'conf' into 'details'.
  * Returns 0, or EINVAL if 'queue_id' is not 0..7. */

@@ -49,6 +49,7 @@
  * idle; then netdev_dpdk_pfc_flush() sends the XON it owes and the packets
  * it holds.  Deleting the port flushes too, but frees the held packets. */
 
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -104,6 +105,10 @@ bool netdev_dpdk_pfc_qos_is_equal(const struct qos_conf *,
 int netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
                                         uint32_t queue_id, struct qos_conf *);
 void netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *, uint32_t queue_id);
+/* Traffic classes, and so Queue rows, of a "pfc" QoS at most. */
+#define NETDEV_DPDK_PFC_N_QUEUES 8
+size_t netdev_dpdk_pfc_qos_queues(const struct qos_conf *,
+                                  uint32_t queues[NETDEV_DPDK_PFC_N_QUEUES]);
 int netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
                                   const struct qos_conf *);
 
