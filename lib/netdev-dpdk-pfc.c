@@ -144,6 +144,7 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
+#include "coverage.h"
 #include "netdev-offload.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -155,6 +156,11 @@
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc);
+
+/* Changes of the priority to traffic class map applied to a QoS object:
+ * each takes every tx queue lock of its port.  An OVSDB transaction that
+ * changes nothing of a port's Queue rows makes none. */
+COVERAGE_DEFINE(pfc_remap);
 
 /* Link speed assumed when neither the link nor other_config:link-speed gives
  * one, in bit/s. */
@@ -1201,6 +1207,12 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
         free(err);
         return error;
     }
+    if (!memcmp(cfg.tc_prios, pfc->cfg.tc_prios, sizeof cfg.tc_prios)) {
+        /* The bridge sets every Queue row again at each transaction: the
+         * same mapping takes no lock and allocates nothing. */
+        return 0;
+    }
+    COVERAGE_INC(pfc_remap);
     pfc_remap_init(&r, pfc);
     pfc_txqs_lock(pfc);
     pfc->cfg = cfg;
@@ -1219,6 +1231,7 @@ netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
     struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_remap r;
 
+    COVERAGE_INC(pfc_remap);
     pfc_remap_init(&r, pfc);
     pfc_txqs_lock(pfc);
     pfc_config_clear_queue(&pfc->cfg, queue_id);
