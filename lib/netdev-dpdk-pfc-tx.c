@@ -182,7 +182,7 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
  * under port->lock, and a stale value only costs taking it, or a frame one
  * call later.  Reads the TSC into '*now', if it is 0, only while an XOFF is
  * in force (its refresh time). */
-static inline bool
+static inline bool ALWAYS_INLINE
 pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
 {
     struct pfc_port *port = pfc->port;
@@ -479,12 +479,15 @@ pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
  * that now holds its packets, with its tx queue locked.  Returns NULL, with
  * nothing locked, if 'try' and a lock is taken, or if PFC was removed from
  * the port: then the caller sends as on a port without QoS. */
-static struct netdev_dpdk_pfc *
+static inline struct netdev_dpdk_pfc * ALWAYS_INLINE
 pfc_lock_live(struct netdev_dpdk_pfc *pfc, int qid, bool try,
               struct pfc_txq **tp)
 {
     while (pfc && pfc->n_txq) {
-        struct pfc_txq *t = &pfc->txq[qid % pfc->n_txq];
+        /* 'qid' is below n_txq but while a reconfiguration changes the
+         * number of tx queues: no division in the common case. */
+        int i = OVS_LIKELY(qid < pfc->n_txq) ? qid : qid % pfc->n_txq;
+        struct pfc_txq *t = &pfc->txq[i];
         struct netdev_dpdk_pfc *next;
 
         if (try) {
@@ -685,7 +688,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
  * rejects are freed: '*n_bad' counts them.  Returns how many the driver took;
  * the others, pkts[sent] up to the prepared count 'cnt - *n_bad', are left
  * to the caller. */
-static int
+static inline int ALWAYS_INLINE
 pfc_tx_burst(struct pfc_port *port, int qid, struct rte_mbuf **pkts, int cnt,
              int *n_bad)
 {
@@ -716,8 +719,12 @@ pfc_tx_burst(struct pfc_port *port, int qid, struct rte_mbuf **pkts, int cnt,
     return sent;
 }
 
-/* What one pfc_send__() call did with its packets, beyond those sent. */
+/* What one pfc_send__() call did with its packets, beyond those sent.  The
+ * per-priority arrays are zeroed, and 'per_prio' set, only by a call that
+ * looks at the packets' priorities (pfc_tally_prios()): a batch on the fast
+ * path neither writes nor reads them. */
 struct pfc_send_tally {
+    bool per_prio;                  /* The arrays below are in use. */
     uint64_t drops[PFC_N_PRIOS];    /* Per priority, hold drops (a full
                                      * class queue, or admission). */
     uint64_t wd_drops[PFC_N_PRIOS]; /* Per priority, dropped by the
@@ -733,6 +740,18 @@ struct pfc_send_tally {
                                      * once per batch (UINT64_MAX: not read
                                      * yet). */
 };
+
+/* Zeroes the per-priority counters of 's', once per pfc_send__() call. */
+static inline void
+pfc_tally_prios(struct pfc_send_tally *s)
+{
+    if (!s->per_prio) {
+        memset(s->drops, 0, sizeof s->drops);
+        memset(s->wd_drops, 0, sizeof s->wd_drops);
+        memset(s->wd_fwd, 0, sizeof s->wd_fwd);
+        s->per_prio = true;
+    }
+}
 
 /* First step of pfc_send__() on tx queue 't' of 'pfc': sends due PFC frames
  * and releasable held packets (pfc_service()), and returns the traffic
@@ -766,16 +785,13 @@ pfc_send_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * packets on 't', behind those; frees those that the watchdog drops, and
  * those that their full class queue or the buffer refuses.  Compacts the
  * packets to send now at the head of 'pkts' and returns how many they are.
- * Counts in 's'. */
-static inline int
+ * Counts in 's'.  Not called while no class is blocked, nothing is held on
+ * 't' and no priority is stormed: then every packet is sent. */
+static int
 pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                   struct rte_mbuf **pkts, int cnt, uint8_t blocked,
                   uint64_t now, struct pfc_send_tally *s)
 {
-    if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored)) {
-        return cnt;
-    }
-
     /* The priorities whose class is paused or already holds packets:
      * theirs are held, behind those. */
     uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc,
@@ -787,6 +803,7 @@ pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     unsigned int n_free = 0;
     int kept = 0;
 
+    pfc_tally_prios(s);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
@@ -850,6 +867,7 @@ pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     bool vhost = pfc_port_is_vhost(pfc->port);
     uint8_t lossy_refused = vhost ? (uint8_t) ~pfc->cfg.enabled : 0;
 
+    pfc_tally_prios(s);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
@@ -892,6 +910,9 @@ static inline void
 pfc_send_count(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                const struct pfc_send_tally *s)
 {
+    if (OVS_LIKELY(!s->per_prio)) {
+        return;
+    }
     if (OVS_UNLIKELY(t->wd_ignored)) {
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             pfc_count_storm(&pfc->port->wd_tx_dropped[n], s->wd_drops[n]);
@@ -924,19 +945,25 @@ pfc_send_count(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * freed; the two add up to 'cnt'.  Of those freed, '*n_refused' are
  * packets of a lossy priority that a guest's full virtqueue refused (vhost
  * ports only), which netdev-dpdk counts as tx failures, as without PFC. */
-static void
+static inline void ALWAYS_INLINE
 pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
            struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
            int *n_taken, int *n_dropped, int *n_refused)
 {
-    struct pfc_send_tally s = { .free = UINT64_MAX };
+    struct pfc_send_tally s;
+    uint64_t now;
     int qid = t - pfc->txq;
     int kept, sent, n_bad;
     uint8_t blocked;
-    uint64_t now;
+
+    /* Not the arrays: see pfc_tally_prios(). */
+    s.per_prio = false;
+    s.held = s.dropped = s.refused = s.n_tx_full = 0;
+    s.free = UINT64_MAX;
 
     blocked = pfc_send_service(pfc, t, mp, &now);
-    kept = pfc_send_classify(pfc, t, pkts, cnt, blocked, now, &s);
+    kept = (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored) ? cnt
+            : pfc_send_classify(pfc, t, pkts, cnt, blocked, now, &s));
 
     sent = pfc_tx_burst(pfc->port, qid, pkts, kept, &n_bad);
     s.dropped += n_bad;
@@ -963,8 +990,8 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 /* pfc_send__() on tx queue 'qid' of the live object that 'pfc' is or was
  * replaced by, under that tx queue's lock.  Returns 'cnt' if PFC no longer
  * applies to the port (nothing was done), else 0. */
-int
-pfc_send_locked(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+static inline int ALWAYS_INLINE
+pfc_send_locked__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                 struct rte_mbuf **pkts, int cnt, int *n_taken,
                 int *n_dropped, int *n_refused)
 {
@@ -984,6 +1011,15 @@ pfc_send_locked(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     return 0;
 }
 
+int
+pfc_send_locked(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+                struct rte_mbuf **pkts, int cnt, int *n_taken,
+                int *n_dropped, int *n_refused)
+{
+    return pfc_send_locked__(pfc, qid, mp, pkts, cnt, n_taken, n_dropped,
+                             n_refused);
+}
+
 /* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
  * and sends them (pfc_send__()).  The caller holds netdev-dpdk's tx queue
  * lock if the queue is shared.  Returns how many of 'pkts' are left for the
@@ -998,8 +1034,8 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     int dropped, refused;
     int left;
 
-    left = pfc_send_locked(pfc, qid, mp, pkts, cnt, n_taken, &dropped,
-                           &refused);
+    left = pfc_send_locked__(pfc, qid, mp, pkts, cnt, n_taken, &dropped,
+                             &refused);
     *qos_drops += dropped;
     return left;
 }
