@@ -268,10 +268,14 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
 }
 
 /* netdev 'wait' of the DPDK ethernet class: wakes the main thread for
- * netdev_dpdk_pfc_run() while a port has DCBX on. */
+ * netdev_dpdk_pfc_run() while a port has DCBX on, and for
+ * netdev_dpdk_pfc_retire_run() while PFC is being removed from a port. */
 void
 netdev_dpdk_pfc_wait(const struct netdev_class *netdev_class OVS_UNUSED)
 {
+    if (netdev_dpdk_pfc_retiring()) {
+        poll_timer_wait(10);    /* ms: how late removal completes. */
+    }
     for (int id = 0; id < RTE_MAX_ETHPORTS; id++) {
         bool active, on;
 

@@ -289,6 +289,9 @@ struct netdev_dpdk_pfc {
     struct netdev_dpdk_pfc *next;   /* The object that replaced it. */
     bool retiring;                  /* PFC is being removed from the port
                                      * (netdev_dpdk_pfc_retire()). */
+    bool retire_counted;            /* Counted in pfc_n_retiring. */
+    long long int retire_deadline;  /* Retiring: time_msec() after which
+                                     * what it holds is freed. */
     bool keep_map;                  /* Made by DCBX setting the QoS again:
                                      * takes the priority map of the object
                                      * it replaces. */
@@ -400,6 +403,7 @@ void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_flush_cache(struct pfc_txq *);
 
 /* lib/netdev-dpdk-pfc-tx.c. */
+void pfc_txq_free_held(struct netdev_dpdk_pfc *, struct pfc_txq *);
 int pfc_send_locked(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *,
                     struct rte_mbuf **pkts, int cnt, int *n_taken,
                     int *n_dropped, int *n_refused);

@@ -580,13 +580,24 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     }
     ds_put_format(ds, "), tx-full held: %"PRIu64"\n",
                   port->tx_full_held + snap->tx_full);
+    /* What a full tx ring costs the response to a received pause: the
+     * frames already in it leave first. */
     uint64_t resp = pfc_response_bits(port->txq_size, port->max_frame);
-    ds_put_format(ds, "  response: worst case %"PRIu64" bit times (%"PRIu32
-                  " tx descriptors of %"PRIu32"-byte frames), bound %d bit "
-                  "times + PHY delay%s\n",
-                  resp, port->txq_size, port->max_frame,
-                  PFC_RESPONSE_BOUND_BITS,
-                  resp > PFC_RESPONSE_BOUND_BITS ? ": EXCEEDED" : "");
+    uint64_t speed = MAX(port->tb.link_speed, 1);
+    ds_put_format(ds, "  response: worst case %"PRIu64" bit times, %"PRIu64
+                  " ns at link speed (%"PRIu32" tx descriptors of %"PRIu32
+                  "-byte frames), bound %d bit times + PHY delay",
+                  resp, resp * 1000000000 / speed,
+                  port->txq_size, port->max_frame, PFC_RESPONSE_BOUND_BITS);
+    if (resp > PFC_RESPONSE_BOUND_BITS) {
+        ds_put_cstr(ds, ": EXCEEDED");
+        if (cfg->tx_ring_size != PFC_TX_RING_AUTO) {
+            ds_put_cstr(ds, " (tx-ring-size=auto meets it where the driver "
+                        "allows, at the cost of a port restart when it is "
+                        "applied or removed)");
+        }
+    }
+    ds_put_char(ds, '\n');
     ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
                   "queue per class per tx queue)\n", snap->n_rxq,
                   snap->n_txq);

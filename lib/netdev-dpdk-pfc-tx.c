@@ -446,10 +446,11 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
     }
 }
 
-/* Frees the packets held in 't', a tx queue of 'pfc' whose vhost-user guest
- * is gone: nothing can take them.  Counts them as hold drops and in
- * tx_dropped.  The caller holds t->lock. */
-static void
+/* Frees the packets held in 't', a tx queue of 'pfc' that nothing will send
+ * them on (a vhost-user guest that is gone, PFC removed from a port that did
+ * not send them in time).  Counts them as hold drops and in tx_dropped.  The
+ * caller holds t->lock. */
+void
 pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
 {
     uint64_t n = 0, orig;

@@ -153,6 +153,7 @@
 #include "pfc.h"
 #include "pfc-headroom.h"
 #include "smap.h"
+#include "timeval.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc);
@@ -179,6 +180,15 @@ COVERAGE_DEFINE(pfc_remap);
 /* A tx queue with held packets that its own thread has not serviced for this
  * many ms is flushed by another thread (see the opening comment). */
 #define PFC_ADOPT_MS 1
+
+/* PFC being removed from a port hands its held packets to the NIC, and its
+ * XON, for at most this many ms (netdev_dpdk_pfc_retire_run()); what is
+ * still held then is freed and counted. */
+#define PFC_RETIRE_MS 1000
+
+/* QoS objects being removed that still owe an XON or hold packets
+ * (netdev_dpdk_pfc_retiring()). */
+static atomic_uint pfc_n_retiring = ATOMIC_VAR_INIT(0);
 
 struct pfc_port pfc_ports[PFC_N_PORTS];
 
@@ -1039,6 +1049,11 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         n_freed += pfc_txq_destroy(&pfc->txq[i], &sum);
     }
     free_cacheline(pfc->txq);
+    if (pfc->retire_counted) {
+        unsigned int orig;
+
+        atomic_sub_relaxed(&pfc_n_retiring, 1, &orig);
+    }
     if (port) {
         uint64_t orig;
 
@@ -1351,11 +1366,13 @@ netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
 /* PFC is being removed from the port of 'pfc' (its QoS is deleted or gets
  * another type).  From now on 'pfc' sends no XOFF, and an XOFF in force is
  * ended with an XON at the next transmit opportunity (pfc_xoff_run()).
- * Returns true if 'pfc' must stay the port's QoS object until
- * netdev_dpdk_pfc_flush() sends what it owes, with the port's transmit
- * queues idle: it holds packets, or an XOFF is in force.  Otherwise retires
- * it at once (a transmit thread that still uses it sends as on a port
- * without QoS) and returns false. */
+ * Returns true if 'pfc' must stay the port's QoS object until it has sent
+ * what it owes: it holds packets, or an XOFF is in force.  The PMD threads
+ * then send the XON and the held packets, as pauses allow, on their own tx
+ * queues, with neither a port restart nor an rx queue reassignment, and
+ * netdev_dpdk_pfc_retire_run() says when the object is done.  Otherwise
+ * retires it at once (a transmit thread that still uses it sends as on a
+ * port without QoS) and returns false.  Main thread. */
 bool
 netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
 {
@@ -1376,9 +1393,76 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
     if (!owes) {
         pfc->retired = true;
         pfc->next = NULL;
+    } else if (!pfc->retire_counted) {
+        unsigned int orig;
+
+        pfc->retire_counted = true;
+        pfc->retire_deadline = time_msec() + PFC_RETIRE_MS;
+        atomic_add_relaxed(&pfc_n_retiring, 1, &orig);
     }
     pfc_txqs_unlock(pfc);
     return owes;
+}
+
+/* Returns true if a QoS object of type pfc is being removed and still owes
+ * an XON or holds packets: netdev-dpdk's 'run' then calls
+ * netdev_dpdk_pfc_retire_run() for it. */
+bool
+netdev_dpdk_pfc_retiring(void)
+{
+    unsigned int n;
+
+    atomic_read_relaxed(&pfc_n_retiring, &n);
+    return n > 0;
+}
+
+/* For 'pfc', retiring (netdev_dpdk_pfc_retire() returned true): returns
+ * true, and retires it, once it neither holds packets nor has an XOFF in
+ * force, or PFC_RETIRE_MS after its removal: then what it still holds (a
+ * pause that does not end, a port that is down) is freed and counted as
+ * hold drops and in tx_dropped, which discharges its ingress ports, and a
+ * pause it was owed an XON for ends when its timer runs out.  From then on
+ * a transmit thread that still uses it sends as on a port without QoS; the
+ * caller replaces it as the port's QoS.  Returns false while it still owes
+ * something.  Main thread. */
+bool
+netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t holding, freed = 0;
+    bool late, asserted;
+
+    if (!pfc->retiring || pfc->retired) {
+        return pfc->retired;
+    }
+    atomic_read_relaxed(&pfc->holding, &holding);
+    asserted = port && !pfc_port_is_vhost(port) && port->xoff.asserted;
+    late = time_msec() >= pfc->retire_deadline;
+    if ((holding || asserted) && !late) {
+        return false;
+    }
+
+    pfc_txqs_lock(pfc);
+    for (int i = 0; i < pfc->n_txq; i++) {
+        if (pfc->txq[i].n_held) {
+            freed += pfc->txq[i].n_held;
+            pfc_txq_free_held(pfc, &pfc->txq[i]);
+        }
+    }
+    asserted = port && !pfc_port_is_vhost(port) && port->xoff.asserted;
+    pfc->retired = true;
+    pfc->next = NULL;
+    pfc_txqs_unlock(pfc);
+    if (port && (freed || asserted)) {
+        VLOG_WARN("%s: PFC removed: %"PRIu64" packets still held after %d ms "
+                  "freed (counted as hold drops and tx_dropped)%s",
+                  port->name, freed, PFC_RETIRE_MS,
+                  asserted ? "; no XON sent: the link partner resumes when "
+                  "its pause timer runs out" : "");
+    } else if (port) {
+        VLOG_INFO("%s: PFC removed: XON and held packets sent", port->name);
+    }
+    return true;
 }
 
 /* For a port that no transmit thread uses (the datapath is reconfiguring it,

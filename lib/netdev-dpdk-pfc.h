@@ -123,6 +123,8 @@ bool netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *);
 /* DCBX, main thread: netdev 'run' and 'wait' of the DPDK ethernet class. */
 struct netdev_class;
 void netdev_dpdk_pfc_run(const struct netdev_class *);
+bool netdev_dpdk_pfc_retiring(void);
+bool netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *);
 void netdev_dpdk_pfc_wait(const struct netdev_class *);
 void netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *, int qid,
                               struct rte_mempool *mp);

@@ -408,7 +408,10 @@ pfc_config_parse_port(const struct smap *details, struct pfc_config *cfg,
         return EINVAL;
     }
 
-    const char *ring = smap_get_def(details, "tx-ring-size", "auto");
+    /* The default leaves the ring as the Interface sizes it: a new ring size
+     * restarts the port, which flaps the link of most NICs.  "auto" opts in
+     * to the 802.1Qbb response bound. */
+    const char *ring = smap_get_def(details, "tx-ring-size", "interface");
     if (!strcmp(ring, "auto")) {
         cfg->tx_ring_size = PFC_TX_RING_AUTO;
     } else if (!strcmp(ring, "interface")) {

@@ -531,11 +531,13 @@ struct pfc_config {
     uint64_t link_speed;        /* link-speed override in bit/s, 0 for the
                                  * link's own speed. */
     uint32_t tx_ring_size;      /* tx-ring-size: descriptors per tx queue,
-                                 * 1..4096, or PFC_TX_RING_AUTO (default:
-                                 * the smallest ring within the 802.1Qbb
-                                 * response bound, seed 000 4.6) or
-                                 * PFC_TX_RING_INTERFACE (the Interface's
-                                 * options:n_txq_desc).  See
+                                 * 1..4096, or PFC_TX_RING_AUTO (the
+                                 * smallest ring within the 802.1Qbb
+                                 * response bound, seed 000 4.6; applying
+                                 * it restarts the port) or
+                                 * PFC_TX_RING_INTERFACE (default: the
+                                 * Interface's options:n_txq_desc, so that
+                                 * PFC never restarts the port).  See
                                  * pfc_tx_ring_size(). */
     uint8_t tc_prios[PFC_N_PRIOS];  /* Bit n of tc_prios[tc]: priority n was
                                      * mapped to class tc by queue tc's

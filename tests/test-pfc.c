@@ -487,10 +487,14 @@ test_ring(void)
     ovs_assert(pfc_tx_ring_size(4096, 2048, 1522, &odd) == 992);
     ovs_assert(pfc_tx_ring_size(990, 2048, 1522, &odd) == 992);
 
-    /* Parsing: default auto; "interface"; 1..4096; errors name the key. */
+    /* Parsing: default "interface" (no port restart); "auto"; 1..4096;
+     * errors name the key. */
+    ovs_assert(!pfc_config_parse(&details, &cfg, &err));
+    ovs_assert(cfg.tx_ring_size == PFC_TX_RING_INTERFACE);
+    smap_add(&details, "tx-ring-size", "auto");
     ovs_assert(!pfc_config_parse(&details, &cfg, &err));
     ovs_assert(cfg.tx_ring_size == PFC_TX_RING_AUTO);
-    smap_add(&details, "tx-ring-size", "interface");
+    smap_replace(&details, "tx-ring-size", "interface");
     ovs_assert(!pfc_config_parse(&details, &cfg, &err));
     ovs_assert(cfg.tx_ring_size == PFC_TX_RING_INTERFACE);
     smap_replace(&details, "tx-ring-size", "64");

@@ -798,12 +798,11 @@ class Bench:
         """Gives every port in 'ports' one QoS of type pfc with other_config
         'kv' (keys with '_' for '-').
 
-        tx-ring-size defaults to "interface" here: with the default "auto" a
-        port restarts whenever PFC is switched on or off (its tx ring
-        changes), which would put restarts into the alternating a/b windows,
-        and a net_pcap source with infinite_rx=1 cannot restart (its rx
-        queue setup fails on the second start).  The virtual devices ignore
-        the ring size, so the figures are those of the default."""
+        tx-ring-size is "interface", the default, set explicitly: with
+        "auto" a port restarts whenever PFC is switched on or off (its tx
+        ring changes), which would put restarts into the alternating a/b
+        windows, and a net_pcap source with infinite_rx=1 cannot restart
+        (its rx queue setup fails on the second start)."""
         kv.setdefault("tx_ring_size", "interface")
         # The phases that keep a priority paused for seconds on purpose
         # (c/b, held, plot) pass watchdog_detection_time=0: to the PFC

@@ -30,7 +30,7 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held remap_held hold_full tso_held
+       not_forwarded reconfig_held remove_held remap_held hold_full tso_held
        copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        rxq_second mac_control_queue
@@ -881,6 +881,72 @@ test_reconfig_held() {
     run_or_fail "pfc/show no longer lists dpdk-b" \
         bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b"
     pfc_stop_pid "$PAUSE_PID"
+    [ "$FAILS" -eq 0 ]
+}
+
+# Removing PFC from a port that holds packets restarts nothing and loses
+# nothing it can send: the PMD threads hand the held packets to the NIC as
+# the pause allows, with the XON the port owes, and only then does the port
+# lose its QoS.  What a pause keeps held for 1 s after the removal is freed
+# and counted.  B pauses priority 3 of dpdk-b; A sends 100 p3 frames, held;
+# the QoS is removed; B's XON 0.5 s later lets all 100 leave, in order.
+# Then again, but B keeps pausing: the 100 are freed after 1 s, counted in
+# tx_dropped.  No line of a port restart in the log throughout.
+test_remove_held() {
+    local log rec port_id restart_re r0 r1 drop0 drop1 i
+    local sent_re="dpdk-b: PFC removed: XON and held packets sent"
+    local freed_re="dpdk-b: PFC removed: 100 packets still held after 1000 ms freed"
+    pfc_setup "$OVS" || return 1
+    log=$PFC_TMP/ovs-vswitchd.log
+    rec=$PFC_TMP/remove.json
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    port_id=$(pfc_show dpdk-b | sed -n 's/^ *dpdk port \([0-9]*\),.*/\1/p')
+    restart_re="dpdk-b: PFC: tx ring of|assigned port 'dpdk-b'"
+    restart_re+="|netdev_dpdk\|INFO\|Port ${port_id:-unknown}: "
+    r0=$(grep -cE "$restart_re" "$log")
+
+    start_recv "$rec"
+    pause_p3 --xon-on-exit
+    send_p3 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    pfc_vsctl clear Port dpdk-b qos || FAILS=$((FAILS + 1))
+    sleep 0.5
+    check "held p3 packets 0.5 s after the removal, B still pausing" \
+        "$(held_p3)" -eq 100
+    pfc_stop_pid "$PAUSE_PID"
+    for i in $(seq 50); do
+        grep -q "$sent_re" "$log" && break
+        sleep 0.1
+    done
+    run_or_fail "log: \"$sent_re\"" grep -q "$sent_re" "$log"
+    run_or_fail "pfc/show no longer lists dpdk-b" \
+        bash -c "! '$PFC_OVS/utilities/ovs-appctl' pfc/show dpdk-b"
+    sleep 0.5
+    pfc_stop_pid "$RECV_PID"
+    run_or_fail "B got the 100 p3 frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --expect 100
+
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_stats_refresh
+    drop0=$(pfc_stat dpdk-b tx_dropped)
+    pause_p3
+    send_p3 100 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    pfc_vsctl clear Port dpdk-b qos || FAILS=$((FAILS + 1))
+    for i in $(seq 30); do
+        grep -q "$freed_re" "$log" && break
+        sleep 0.1
+    done
+    run_or_fail "log: \"$freed_re\"" grep -q "$freed_re" "$log"
+    pfc_stop_pid "$PAUSE_PID"
+    pfc_stats_refresh
+    drop1=$(pfc_stat dpdk-b tx_dropped)
+    check_stat_delta "dpdk-b tx_dropped: the 100 freed" "$drop0" "$drop1" \
+        -eq 100
+
+    r1=$(grep -cE "$restart_re" "$log")
+    check "log: lines of a restart of dpdk-b" "$(delta "$r0" "$r1")" -eq 0
+    [ "$r1" -gt "$r0" ] && grep -E "$restart_re" "$log" | tail -n +$((r0 + 1))
     [ "$FAILS" -eq 0 ]
 }
 
