@@ -111,6 +111,11 @@ struct pfc_port {
                                          * change (pfc_port_publish()), so
                                          * that transmit threads can cache
                                          * what they derive from them. */
+    atomic_uint8_t down;                /* NETDEV_PFC_DOWN_* bits: the port
+                                         * is down, administratively or its
+                                         * link, and PFC holds nothing for
+                                         * it (netdev_dpdk_pfc_port_down()).
+                                         * Kept across QoS objects. */
     atomic_uint64_t pause_read;         /* TSC at which the PFC frame that
                                          * last changed until[] was read:
                                          * for the USDT probe "paused". */

@@ -601,6 +601,16 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
                   "queue per class per tx queue)\n", snap->n_rxq,
                   snap->n_txq);
+    uint8_t down;
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->down, &down);
+    if (down) {
+        ds_put_format(ds, "  port down (%s%s%s): pauses not honoured, "
+                      "nothing held\n",
+                      down & NETDEV_PFC_DOWN_ADMIN ? "admin" : "",
+                      down == (NETDEV_PFC_DOWN_ADMIN | NETDEV_PFC_DOWN_LINK)
+                      ? ", " : "",
+                      down & NETDEV_PFC_DOWN_LINK ? "link" : "");
+    }
 
     uint64_t late = 0, bound;
 

@@ -131,6 +131,14 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     }
     paused = pfc_paused_prios(until, pfc->cfg.enabled, now, polled,
                               port->poll_cap, &valid);
+    uint8_t down;
+
+    atomic_read_relaxed(&port->down, &down);
+    if (OVS_UNLIKELY(down)) {
+        /* A port that is down holds nothing (netdev_dpdk_pfc_port_down()):
+         * its partner's pauses ended with the link. */
+        paused = 0;
+    }
     /* A stormed priority whose pauses the watchdog ignores. */
     atomic_read_relaxed(&port->wd_ignored, &t->wd_ignored);
     atomic_read_relaxed(&port->wd_dropped, &t->wd_dropped);
@@ -579,6 +587,37 @@ netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
     return holding || stormed || pfc_control_pending(pfc, &now);
 }
 
+/* netdev 'tx_flush' of a port with QoS 'pfc' that is down
+ * (netdev_dpdk_pfc_port_down()): frees what its tx queues hold, counted as
+ * hold drops and in tx_dropped, and sends nothing, neither held packets nor
+ * PFC frames.  A tx queue whose lock is taken is skipped: its sender is
+ * there, and it or the next flush frees what it holds. */
+static void
+pfc_tx_flush_down(struct netdev_dpdk_pfc *pfc)
+{
+    uint64_t holding;
+
+    atomic_read_relaxed(&pfc->holding, &holding);
+    for (; holding; holding &= holding - 1) {
+        int first = raw_ctz(holding);
+        /* Bit 63 stands for tx queues 63 and up. */
+        int last = first < 63 ? first : pfc->n_txq - 1;
+
+        for (int i = first; i <= last && i < pfc->n_txq; i++) {
+            struct netdev_dpdk_pfc *live;
+            struct pfc_txq *t;
+
+            live = pfc_lock_live(pfc, i, true, &t);
+            if (live) {
+                if (t->n_held) {
+                    pfc_txq_free_held(live, t);
+                }
+                rte_spinlock_unlock(&t->lock);
+            }
+        }
+    }
+}
+
 /* netdev 'tx_flush' of a port with QoS 'pfc', called by a PMD thread once per
  * iteration after its rx polls while netdev_dpdk_pfc_tx_flush_pending() says
  * so, with the tx queue 'qid' it sends on: sends the PFC frames due and the
@@ -595,7 +634,13 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     struct pfc_wd_events ev;
     uint64_t holding;
     struct pfc_txq *t;
+    uint8_t down;
 
+    atomic_read_relaxed(&pfc->port->down, &down);
+    if (OVS_UNLIKELY(down)) {
+        pfc_tx_flush_down(pfc);
+        return;
+    }
     live = pfc_lock_live(pfc, qid, true, &t);
     if (!live) {
         return;
@@ -867,7 +912,14 @@ pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 {
     bool vhost = pfc_port_is_vhost(pfc->port);
     uint8_t lossy_refused = vhost ? (uint8_t) ~pfc->cfg.enabled : 0;
+    uint8_t down;
 
+    atomic_read_relaxed(&pfc->port->down, &down);
+    if (OVS_UNLIKELY(down)) {
+        /* The link is down: dropped, as without PFC, rather than held for
+         * a ring that does not drain. */
+        lossy_refused = 0xff;
+    }
     pfc_tally_prios(s);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
@@ -884,7 +936,8 @@ pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         } else if (OVS_UNLIKELY(lossy_refused >> prio & 1)) {
             /* A vhost port: a lossy priority that the guest's virtqueue
              * refuses is dropped, as without PFC (retried first, by
-             * pfc_tx_burst(), while the guest takes some). */
+             * pfc_tx_burst(), while the guest takes some).  Or any
+             * priority of a port that is down. */
             rte_pktmbuf_free(m);
             s->dropped++;
             s->refused++;

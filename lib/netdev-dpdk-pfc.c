@@ -1573,6 +1573,48 @@ out:
     return freed;
 }
 
+/* DPDK port 'port_id' went down ('down' true), or up again, for the reason
+ * 'why' (NETDEV_PFC_DOWN_ADMIN: NETDEV_UP turned off, the datapath drops
+ * what it would send; NETDEV_PFC_DOWN_LINK: the link went down).  While
+ * either holds, PFC holds nothing for the port: it no longer honours pauses
+ * (a partner's pause does not outlive the link), what its tx ring refuses
+ * is dropped, as without PFC, and the PMD threads that flush the port free
+ * what it holds (netdev_dpdk_pfc_tx_flush()), counted as hold drops and in
+ * tx_dropped.  That discharges the priority groups of the ports the packets
+ * came from, which then send XON, and guests held back resume.  Main
+ * thread, with the netdev's mutex held; for any DPDK ethernet port, with or
+ * without PFC. */
+void
+netdev_dpdk_pfc_port_down(uint16_t port_id, uint8_t why, bool down)
+{
+    struct pfc_port *port;
+    uint8_t old, new;
+    bool active;
+
+    if (port_id >= RTE_MAX_ETHPORTS) {
+        return;
+    }
+    netdev_dpdk_pfc_ports_init();
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->down, &old);
+    new = down ? old | why : old & ~why;
+    if (new == old) {
+        return;
+    }
+    rte_spinlock_lock(&port->lock);
+    atomic_store_relaxed(&port->down, new);
+    pfc_port_bump_gen(port);            /* Transmit threads look again. */
+    rte_spinlock_unlock(&port->lock);
+    atomic_read_relaxed(&port->active, &active);
+    if (active && !old != !new) {
+        VLOG_INFO("%s: PFC: port %s (%s): %s", port->name,
+                  new ? "down" : "up",
+                  why & NETDEV_PFC_DOWN_ADMIN ? "admin" : "link",
+                  new ? "held packets are freed and nothing is held until "
+                  "it is up" : "pauses honoured and packets held again");
+    }
+}
+
 /* Returns the held packets of DPDK port 'port_id' freed outside a transmit
  * call (netdev_dpdk_pfc_flush(), reconfigurations, tx preparation
  * failures), for its tx_dropped statistic. */
@@ -1619,5 +1661,6 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         rte_spinlock_lock(&port->lock);
         port->dead = true;
         rte_spinlock_unlock(&port->lock);
+        atomic_store_relaxed(&port->down, 0);   /* For the id's next port. */
     }
 }

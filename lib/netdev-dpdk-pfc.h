@@ -94,6 +94,11 @@ uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
 void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
 void netdev_dpdk_pfc_port_stopping(uint16_t port_id);
 
+/* Why a DPDK port is down, for netdev_dpdk_pfc_port_down(). */
+#define NETDEV_PFC_DOWN_ADMIN 0x1   /* NETDEV_UP is off (admin down). */
+#define NETDEV_PFC_DOWN_LINK 0x2    /* The link is down. */
+void netdev_dpdk_pfc_port_down(uint16_t port_id, uint8_t why, bool down);
+
 /* The members of netdev-dpdk's dpdk_qos_ops for QoS type pfc that need
  * nothing of netdev-dpdk but the PFC object of 'conf', which
  * netdev_dpdk_pfc_from_qos() (in lib/netdev-dpdk.c) returns. */

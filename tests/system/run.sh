@@ -30,7 +30,7 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held remove_held remap_held hold_full tso_held
+       not_forwarded reconfig_held remove_held down_releases remap_held hold_full tso_held
        copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        rxq_second mac_control_queue
@@ -947,6 +947,63 @@ test_remove_held() {
     r1=$(grep -cE "$restart_re" "$log")
     check "log: lines of a restart of dpdk-b" "$(delta "$r0" "$r1")" -eq 0
     [ "$r1" -gt "$r0" ] && grep -E "$restart_re" "$log" | tail -n +$((r0 + 1))
+    [ "$FAILS" -eq 0 ]
+}
+
+# A port that goes down releases what it holds.  B pauses priority 3 of
+# dpdk-b and A sends 100 p3 frames, held there; they fill dpdk-a's priority
+# group past its XOFF, so dpdk-a sends A an XOFF.  dpdk-b is then taken
+# down (ovs-ofctl mod-port down): within 1 s it holds nothing, the 100 are
+# counted as hold drops and in tx_dropped, and dpdk-a sends A an XON.
+# While down it holds nothing; up again, it holds as before.
+test_down_releases() {
+    local pcap=$PFC_TMP/a.pcap lines drop0 drop1 hd0 hd1 i
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=4000 \
+        xon-threshold=2000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
+    pause_p3
+    send_p3 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    pfc_stats_refresh
+    drop0=$(pfc_stat dpdk-b tx_dropped)
+    hd0=$(pfc_stat dpdk-b pfc_hold_drops_p3)
+
+    pfc_ofctl mod-port br0 dpdk-b down || FAILS=$((FAILS + 1))
+    for i in $(seq 10); do
+        [ "$(held_p3)" = 0 ] && break
+        sleep 0.1
+    done
+    check "dpdk-b held p3 packets 1 s after it went down" "$(held_p3)" -eq 0
+    sleep 0.5
+    pfc_tshark_stop
+    lines=$(pfc_tshark_pfc "$pcap")
+    pfc_log "tshark: PFC frames captured in A:"
+    pfc_log "$lines"
+    # Fields: 1 time, 2 src, 3 dst, 4 opcode, 5 vector, 6..13 e[0..7],
+    # 14..21 time[0..7].
+    check "tshark: XOFF frames for p3 from dpdk-a" \
+        "$(awk '$9 == 1 && $17 > 0' <<<"$lines" | wc -l)" -ge 1
+    check "tshark: the last PFC frame is an XON for p3 (time[3] of last)" \
+        "$(tail -1 <<<"$lines" | awk '{print $17}')" -eq 0
+    pfc_stats_refresh
+    drop1=$(pfc_stat dpdk-b tx_dropped)
+    hd1=$(pfc_stat dpdk-b pfc_hold_drops_p3)
+    check_stat_delta "dpdk-b tx_dropped" "$drop0" "$drop1" -ge 100
+    check_stat_delta "dpdk-b pfc_hold_drops_p3" "$hd0" "$hd1" -eq 100
+    run_or_fail "log: dpdk-b went down for PFC" \
+        grep -q "dpdk-b: PFC: port down (admin)" "$PFC_TMP/ovs-vswitchd.log"
+
+    send_p3 20 100 || FAILS=$((FAILS + 1))
+    sleep 0.3
+    check "dpdk-b held p3 packets while down" "$(held_p3)" -eq 0
+
+    pfc_ofctl mod-port br0 dpdk-b up || FAILS=$((FAILS + 1))
+    sleep 1
+    send_p3 20 120 || FAILS=$((FAILS + 1))
+    wait_held 20 || FAILS=$((FAILS + 1))
+    pfc_stop_pid "$PAUSE_PID"
     [ "$FAILS" -eq 0 ]
 }
 
