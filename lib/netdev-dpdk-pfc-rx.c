@@ -32,6 +32,7 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
+#include "netdev.h"
 #include "openvswitch/usdt-probes.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
@@ -179,7 +180,10 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
 /* Returns the TSC to pass to netdev_dpdk_pfc_rx() for the poll of rx queue
  * 'qid' of DPDK port 'port_id' that is about to begin, or 0 if the port has
  * no PFC or if its poll stamp needs no update (no pause can wait for it).
- * Costs two loads on a PFC port with no pause in force. */
+ * Costs two loads on a PFC port with no pause in force.  A PMD thread that
+ * polls a PFC port does not sleep (pmd-maxsleep, netdev_pmd_stay_awake()):
+ * a PFC frame may arrive at any time and must be read within the 802.1Qbb
+ * response bound, and an XOFF in force refreshed before it runs out. */
 uint64_t
 netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
 {
@@ -195,6 +199,7 @@ netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
     if (!active) {
         return 0;
     }
+    netdev_pmd_stay_awake();
     atomic_read_relaxed(&port->max_until, &max);
     atomic_read_relaxed(&port->rxq_polled[qid], &polled);
     if (polled < max) {

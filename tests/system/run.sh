@@ -30,7 +30,7 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held remove_held down_releases remap_held hold_full tso_held
+       not_forwarded reconfig_held remove_held down_releases maxsleep_refresh remap_held hold_full tso_held
        copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        rxq_second mac_control_queue
@@ -1004,6 +1004,43 @@ test_down_releases() {
     send_p3 20 120 || FAILS=$((FAILS + 1))
     wait_held 20 || FAILS=$((FAILS + 1))
     pfc_stop_pid "$PAUSE_PID"
+    [ "$FAILS" -eq 0 ]
+}
+
+# pmd-maxsleep does not delay PFC.  With pmd-maxsleep=10000 (10 ms), dpdk-a
+# at link-speed=10G keeps A in XOFF while B pauses dpdk-b and 100 p3 frames
+# from A are held there: each XOFF lasts 65535 quanta, 3.36 ms at 10 Gb/s,
+# and the refreshes that A captures over 2 s must come before the previous
+# one ran out, although the traffic is light enough for an idle PMD thread
+# to sleep.
+test_maxsleep_refresh() {
+    local pcap=$PFC_TMP/a.pcap lines gaps max n
+    pfc_setup "$OVS" || return 1
+    pfc_vsctl set Open_vSwitch . other_config:pmd-maxsleep=10000 || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=10G xoff-threshold=4000 \
+        xon-threshold=2000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pause_p3
+    send_p3 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
+    sleep 2
+    pfc_tshark_stop
+    pfc_stop_pid "$PAUSE_PID"
+    lines=$(pfc_tshark_pfc "$pcap")
+    # Fields: 1 time, ..., 9 e[3], ..., 17 time[3].
+    n=$(awk '$9 == 1 && $17 == 65535' <<<"$lines" | wc -l)
+    check "tshark: XOFF frames for p3 from dpdk-a in 2 s" "$n" -ge 100
+    gaps=$(awk '$9 == 1 && $17 == 65535 {
+                    if (prev != "") printf "%d\n", ($1 - prev) * 1000000
+                    prev = $1 }' <<<"$lines" | sort -n)
+    max=$(tail -1 <<<"$gaps")
+    pfc_log "gaps between XOFF refreshes (us): median" \
+        "$(awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}' <<<"$gaps")," \
+        "p99 $(awk '{a[NR]=$1} END {print a[int(NR*0.99)]}' <<<"$gaps")," \
+        "max $max"
+    check "longest gap between XOFF refreshes, us (a pause: 3355 us)" \
+        "${max:-999999}" -lt 3355
     [ "$FAILS" -eq 0 ]
 }
 
