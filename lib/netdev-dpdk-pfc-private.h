@@ -77,6 +77,8 @@ struct pfc_port {
                                          * took effect: a data rx queue not
                                          * polled since may still hold MAC
                                          * Control frames. */
+    struct pfc_mac_control_answers nic; /* [L] What the NIC was asked at the
+                                         * last bind, and answered. */
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
     char driver[32];            /* [L] DPDK driver name. */

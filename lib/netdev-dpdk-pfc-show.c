@@ -453,6 +453,31 @@ pfc_format_lldp_id(struct ds *ds, bool chassis, uint8_t subtype,
     }
 }
 
+/* Appends to 'ds' what the NIC was asked so that MAC Control frames reach
+ * software, and what its driver answered ('a'), if it was asked. */
+static void
+pfc_show_nic(struct ds *ds, const struct pfc_mac_control_answers *a)
+{
+    if (!a->asked) {
+        return;
+    }
+    ds_put_format(ds, "  NIC asked: flow_ctrl_get: %s", a->flow_ctrl_get
+                  ? ovs_strerror(-a->flow_ctrl_get) : "ok");
+    if (!a->flow_ctrl_get) {
+        ds_put_format(ds, ", flow_ctrl_set (802.3x off, mac_ctrl_frame_fwd "
+                      "1): %s", a->flow_ctrl_set
+                      ? ovs_strerror(-a->flow_ctrl_set) : "ok");
+    }
+    if (a->allmulticast_asked) {
+        ds_put_format(ds, ", allmulticast_enable: %s", a->allmulticast
+                      ? ovs_strerror(-a->allmulticast) : "ok");
+    } else if (!a->flow_ctrl_get && !a->flow_ctrl_set) {
+        ds_put_cstr(ds, ", allmulticast: not needed (already promiscuous "
+                    "or all-multicast)");
+    }
+    ds_put_char(ds, '\n');
+}
+
 /* The DCBX lines of "pfc/show" of an ethernet port with dcbx=ieee. */
 static void
 pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
@@ -560,6 +585,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     } else {
         ds_put_format(ds, "%s\n", pfc_mcq_describe(port->mcq));
     }
+    pfc_show_nic(ds, &port->nic);
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
                   ", unsupported: %"PRIu64"\n",
                   c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);

@@ -294,34 +294,66 @@ pfc_ring_limits_get(uint16_t port_id, struct pfc_ring_limits *lim)
     return true;
 }
 
+/* Driver policy: what DPDK drivers of physical NICs are known to do with
+ * the requests of pfc_mac_control_setup() beyond what they answer, by
+ * rte_eth_dev_info's driver_name (enum pfc_driver_quirk).  mlx5 does PFC
+ * in the kernel or firmware only and ignores mac_ctrl_frame_fwd, as dpaa
+ * does; ice honours it only on E830, and not for PFC frames; i40e installs
+ * a tx filter for EtherType 0x8808 at init. */
+static const struct {
+    const char *driver;
+    uint8_t quirks;
+} pfc_driver_policy[] = {
+    { "mlx5_pci", PFC_QUIRK_IGNORES_FWD },
+    { "net_dpaa", PFC_QUIRK_IGNORES_FWD },
+    { "net_ice", PFC_QUIRK_IGNORES_FWD },
+    { "net_i40e", PFC_QUIRK_TX_DROPS },
+};
+
+/* Returns the enum pfc_driver_quirk bits of DPDK driver 'driver'. */
+static uint8_t
+pfc_driver_quirks(const char *driver)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(pfc_driver_policy); i++) {
+        if (driver && !strcmp(driver, pfc_driver_policy[i].driver)) {
+            return pfc_driver_policy[i].quirks;
+        }
+    }
+    return 0;
+}
+
 /* Makes the NIC of 'port_id', whose driver is 'driver', pass MAC Control
  * frames to software if it must be asked (pfc_mac_control_needs_nic()):
  * 802.3x flow control off and mac_ctrl_frame_fwd on, and
- * 01-80-C2-00-00-01 accepted.  Returns what pfc_mac_control_decide() makes
- * of the driver's answers, with '*reason' set on PFC_MAC_CONTROL_REFUSED. */
+ * 01-80-C2-00-00-01 accepted.  Stores what was asked and answered in '*a',
+ * for pfc/show.  Returns what pfc_mac_control_decide() makes of the
+ * driver's answers, with '*reason' set on PFC_MAC_CONTROL_REFUSED. */
 static enum pfc_mac_control
 pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
-                      char **reason)
+                      struct pfc_mac_control_answers *a, char **reason)
 {
-    struct pfc_mac_control_answers a = { 0, 0, 0 };
+    uint8_t quirks = pfc_driver_quirks(driver);
 
-    if (pfc_mac_control_needs_nic(driver, trust)) {
+    memset(a, 0, sizeof *a);
+    if (pfc_mac_control_needs_nic(driver, trust, quirks)) {
         struct rte_eth_fc_conf fc;
 
         memset(&fc, 0, sizeof fc);
-        a.flow_ctrl_get = rte_eth_dev_flow_ctrl_get(port_id, &fc);
-        if (!a.flow_ctrl_get) {
+        a->asked = true;
+        a->flow_ctrl_get = rte_eth_dev_flow_ctrl_get(port_id, &fc);
+        if (!a->flow_ctrl_get) {
             fc.mode = RTE_ETH_FC_NONE;
             fc.mac_ctrl_frame_fwd = 1;
-            a.flow_ctrl_set = rte_eth_dev_flow_ctrl_set(port_id, &fc);
+            a->flow_ctrl_set = rte_eth_dev_flow_ctrl_set(port_id, &fc);
         }
-        if (!a.flow_ctrl_get && !a.flow_ctrl_set
+        if (!a->flow_ctrl_get && !a->flow_ctrl_set
             && rte_eth_promiscuous_get(port_id) != 1
             && rte_eth_allmulticast_get(port_id) != 1) {
-            a.allmulticast = rte_eth_allmulticast_enable(port_id);
+            a->allmulticast_asked = true;
+            a->allmulticast = rte_eth_allmulticast_enable(port_id);
         }
     }
-    return pfc_mac_control_decide(driver, trust, &a, reason);
+    return pfc_mac_control_decide(driver, trust, quirks, a, reason);
 }
 
 /* Returns the descriptors of the largest rx ring of the port that 'info'
@@ -391,6 +423,8 @@ struct pfc_bind {
     uint32_t rx_ring;                   /* pfc_rx_ring_size(). */
     enum pfc_mac_control mac_control;   /* How MAC Control frames reach
                                          * this switch. */
+    struct pfc_mac_control_answers nic; /* What the NIC was asked, and
+                                         * answered. */
     enum pfc_mcq mcq;                   /* And whether to an rx queue of
                                          * their own: */
     int mcq_queue;                      /* which, or -1, */
@@ -529,6 +563,7 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
 
     memset(&dev_info, 0, sizeof dev_info);
     memset(&b->ring_lim, 0, sizeof b->ring_lim);
+    memset(&b->nic, 0, sizeof b->nic);
     if (info->vhost) {
         driver = "vhost-user";
         b->mac_control = PFC_MAC_CONTROL_VIRTUAL;
@@ -537,12 +572,19 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
                   && dev_info.driver_name ? dev_info.driver_name : "unknown");
         b->mac_control = pfc_mac_control_setup(info->port_id, driver,
                                                pfc->cfg.mac_control_trust,
-                                               &err);
+                                               &b->nic, &err);
     }
     if (b->mac_control == PFC_MAC_CONTROL_REFUSED) {
         VLOG_ERR("%s: QoS type pfc refused: %s", info->name, err);
         pfc_port_set_error(b->port, info->name, err);
         return EINVAL;
+    }
+    if (b->mac_control == PFC_MAC_CONTROL_RX_ONLY) {
+        VLOG_WARN("%s: PFC receive only: driver %s drops the MAC Control "
+                  "frames that software sends (EtherType 0x8808 tx "
+                  "filter): the port honours PFC frames but sends no XOFF, "
+                  "so lossless traffic that arrives on it is dropped once "
+                  "its headroom is full", info->name, driver);
     }
     ovs_strlcpy(b->driver, driver, sizeof b->driver);
     /* Only the main thread writes port->mcq. */
@@ -625,6 +667,7 @@ pfc_bind_port_state(struct pfc_port *port,
     port->ring_lim_known = b->ring_lim_known;
     port->max_frame = b->limits.max_frame;
     port->mac_control = b->mac_control;
+    port->nic = b->nic;
     port->mcq = b->mcq;
     if (b->mcq_since) {
         atomic_store_relaxed(&port->mcq_since, b->mcq_since);
@@ -667,7 +710,9 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
     pfc_wd_publish(port);
     pfc->thr = b->thr;
     pfc->xparams = (struct pfc_xoff_params) {
-        .enabled = pfc->cfg.enabled,
+        /* A NIC that drops what this switch sends: no XOFF at all. */
+        .enabled = (b->mac_control == PFC_MAC_CONTROL_RX_ONLY ? 0
+                    : pfc->cfg.enabled),
         .pause_quanta = pfc->cfg.pause_quanta,
         .tb = port->tb,
     };

@@ -885,21 +885,26 @@ pfc_driver_is_virtual(const char *driver)
 
 /* Returns true if the NIC of a port with driver 'driver' must be asked to pass
  * MAC Control frames to software before PFC can work on it: a physical NIC,
- * unless the operator set mac-control=trust ('trust'). */
+ * unless the operator set mac-control=trust ('trust'), or unless its driver
+ * is known to ignore the request ('quirks' has PFC_QUIRK_IGNORES_FWD): then
+ * nothing on the NIC is changed, and pfc_mac_control_decide() refuses. */
 bool
-pfc_mac_control_needs_nic(const char *driver, bool trust)
+pfc_mac_control_needs_nic(const char *driver, bool trust, uint8_t quirks)
 {
-    return !pfc_driver_is_virtual(driver) && !trust;
+    return (!pfc_driver_is_virtual(driver) && !trust
+            && !(quirks & PFC_QUIRK_IGNORES_FWD));
 }
 
 /* Decides how MAC Control frames reach this switch on a port whose driver is
- * 'driver', with mac-control=trust if 'trust', given what the driver
- * answered ('answers', ignored unless pfc_mac_control_needs_nic()).  On
- * PFC_MAC_CONTROL_REFUSED, stores in '*reason' a message, for the log and
- * pfc/show, that names the driver and the DPDK call that failed; the caller
- * frees it.  Otherwise '*reason' is NULL. */
+ * 'driver', known for 'quirks' (enum pfc_driver_quirk), with
+ * mac-control=trust if 'trust', given what the driver answered ('answers',
+ * ignored unless pfc_mac_control_needs_nic()).  mac-control=trust overrides
+ * every quirk.  On PFC_MAC_CONTROL_REFUSED, stores in '*reason' a message,
+ * for the log and pfc/show, that names the driver and the DPDK call that
+ * failed, or what the driver is known to do; the caller frees it.
+ * Otherwise '*reason' is NULL. */
 enum pfc_mac_control
-pfc_mac_control_decide(const char *driver, bool trust,
+pfc_mac_control_decide(const char *driver, bool trust, uint8_t quirks,
                        const struct pfc_mac_control_answers *answers,
                        char **reason)
 {
@@ -913,6 +918,15 @@ pfc_mac_control_decide(const char *driver, bool trust,
     if (trust) {
         return PFC_MAC_CONTROL_TRUSTED;
     }
+    if (quirks & PFC_QUIRK_IGNORES_FWD) {
+        *reason = xasprintf("driver %s accepts mac_ctrl_frame_fwd but "
+                            "ignores it: PFC frames would never reach this "
+                            "switch. Configure PFC on the NIC itself, or "
+                            "set other_config:mac-control=trust only if "
+                            "you made sure they do",
+                            driver ? driver : "(unknown)");
+        return PFC_MAC_CONTROL_REFUSED;
+    }
     if (answers->flow_ctrl_get) {
         call = "rte_eth_dev_flow_ctrl_get()";
         err = answers->flow_ctrl_get;
@@ -924,7 +938,8 @@ pfc_mac_control_decide(const char *driver, bool trust,
                "01-80-C2-00-00-01)";
         err = answers->allmulticast;
     } else {
-        return PFC_MAC_CONTROL_NIC;
+        return (quirks & PFC_QUIRK_TX_DROPS ? PFC_MAC_CONTROL_RX_ONLY
+                : PFC_MAC_CONTROL_NIC);
     }
     *reason = xasprintf("driver %s cannot pass MAC Control frames to "
                         "software: %s failed (%s); PFC frames would never "
@@ -946,6 +961,9 @@ pfc_mac_control_name(enum pfc_mac_control mc)
         return "forwarded by the NIC";
     case PFC_MAC_CONTROL_TRUSTED:
         return "trusted by configuration";
+    case PFC_MAC_CONTROL_RX_ONLY:
+        return "forwarded by the NIC, receive only (the NIC drops the MAC "
+               "Control frames this switch sends: no XOFF)";
     case PFC_MAC_CONTROL_REFUSED:
     default:
         return "refused by the driver";

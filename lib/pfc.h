@@ -715,7 +715,27 @@ enum pfc_mac_control {
                                  * mac_ctrl_frame_fwd) with 802.3x flow
                                  * control off. */
     PFC_MAC_CONTROL_TRUSTED,    /* mac-control=trust. */
-    PFC_MAC_CONTROL_REFUSED,    /* The driver refused: no PFC on the port. */
+    PFC_MAC_CONTROL_REFUSED,    /* The driver refused, or is known to
+                                 * ignore the request: no PFC on the
+                                 * port. */
+    PFC_MAC_CONTROL_RX_ONLY,    /* As PFC_MAC_CONTROL_NIC, but the NIC drops
+                                 * the MAC Control frames that software
+                                 * sends (PFC_QUIRK_TX_DROPS): the port
+                                 * honours PFC frames and sends none, no
+                                 * XOFF. */
+};
+
+/* What is known of a DPDK driver beyond what it answers: the glue's driver
+ * policy table (pfc_driver_quirks()) gives these bits per driver name. */
+enum pfc_driver_quirk {
+    PFC_QUIRK_IGNORES_FWD = 1 << 0, /* Accepts mac_ctrl_frame_fwd and
+                                     * ignores it: received PFC frames never
+                                     * reach software (mlx5 and dpaa; ice,
+                                     * which passes only other MAC Control
+                                     * frames, and only on E830). */
+    PFC_QUIRK_TX_DROPS = 1 << 1,    /* Drops transmitted EtherType 0x8808
+                                     * frames in hardware (i40e's tx filter,
+                                     * set at init). */
 };
 
 /* What the driver of a port answered to the requests that make it pass MAC
@@ -728,13 +748,16 @@ struct pfc_mac_control_answers {
     int allmulticast;           /* rte_eth_allmulticast_enable(), made only
                                  * if the port is neither promiscuous nor
                                  * all-multicast. */
+    bool asked;                 /* The NIC was asked (flow_ctrl_get made). */
+    bool allmulticast_asked;    /* rte_eth_allmulticast_enable() made. */
 };
 
 bool pfc_driver_is_virtual(const char *driver);
-bool pfc_mac_control_needs_nic(const char *driver, bool trust);
+bool pfc_mac_control_needs_nic(const char *driver, bool trust,
+                               uint8_t quirks);
 enum pfc_mac_control pfc_mac_control_decide(
-    const char *driver, bool trust, const struct pfc_mac_control_answers *,
-    char **reason);
+    const char *driver, bool trust, uint8_t quirks,
+    const struct pfc_mac_control_answers *, char **reason);
 const char *pfc_mac_control_name(enum pfc_mac_control);
 
 /* An rx queue of their own for MAC Control frames (mac-control-queue=true).

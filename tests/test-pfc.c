@@ -909,7 +909,7 @@ expect_mac_control_refused(const char *driver,
 {
     char *reason;
 
-    ovs_assert(pfc_mac_control_decide(driver, false, answers, &reason)
+    ovs_assert(pfc_mac_control_decide(driver, false, 0, answers, &reason)
                == PFC_MAC_CONTROL_REFUSED);
     ovs_assert(strstr(reason, driver) && strstr(reason, call)
                && strstr(reason, "mac-control=trust"));
@@ -918,14 +918,17 @@ expect_mac_control_refused(const char *driver,
 
 /* pfc_mac_control_decide(): virtual devices need nothing, trust skips the
  * NIC, and a driver that refuses any step refuses PFC with a reason that
- * names the driver and the call. */
+ * names the driver and the call.  The driver policy: a driver known to
+ * ignore mac_ctrl_frame_fwd is not asked and is refused unless trusted; one
+ * that drops transmitted MAC Control frames runs receive only. */
 static void
 test_mac_control(void)
 {
-    struct pfc_mac_control_answers ok = { 0, 0, 0 };
+    struct pfc_mac_control_answers ok;
     struct pfc_mac_control_answers a;
     char *reason;
 
+    memset(&ok, 0, sizeof ok);
     ovs_assert(pfc_driver_is_virtual("net_af_packet"));
     ovs_assert(pfc_driver_is_virtual("net_null"));
     ovs_assert(pfc_driver_is_virtual("net_virtio_user"));
@@ -933,15 +936,15 @@ test_mac_control(void)
     ovs_assert(!pfc_driver_is_virtual("mlx5_pci"));
     ovs_assert(!pfc_driver_is_virtual(NULL));
 
-    ovs_assert(!pfc_mac_control_needs_nic("net_pcap", false));
-    ovs_assert(!pfc_mac_control_needs_nic("net_ixgbe", true));
-    ovs_assert(pfc_mac_control_needs_nic("net_ixgbe", false));
+    ovs_assert(!pfc_mac_control_needs_nic("net_pcap", false, 0));
+    ovs_assert(!pfc_mac_control_needs_nic("net_ixgbe", true, 0));
+    ovs_assert(pfc_mac_control_needs_nic("net_ixgbe", false, 0));
 
-    ovs_assert(pfc_mac_control_decide("net_ring", false, &ok, &reason)
+    ovs_assert(pfc_mac_control_decide("net_ring", false, 0, &ok, &reason)
                == PFC_MAC_CONTROL_VIRTUAL && !reason);
-    ovs_assert(pfc_mac_control_decide("mlx5_pci", true, &ok, &reason)
+    ovs_assert(pfc_mac_control_decide("mlx5_pci", true, 0, &ok, &reason)
                == PFC_MAC_CONTROL_TRUSTED && !reason);
-    ovs_assert(pfc_mac_control_decide("net_ixgbe", false, &ok, &reason)
+    ovs_assert(pfc_mac_control_decide("net_ixgbe", false, 0, &ok, &reason)
                == PFC_MAC_CONTROL_NIC && !reason);
 
     a = ok;
@@ -956,12 +959,43 @@ test_mac_control(void)
                                "rte_eth_allmulticast_enable()");
 
     /* Trust wins over a refusal; a virtual device never asks. */
-    ovs_assert(pfc_mac_control_decide("net_cnxk", true, &a, &reason)
+    ovs_assert(pfc_mac_control_decide("net_cnxk", true, 0, &a, &reason)
                == PFC_MAC_CONTROL_TRUSTED && !reason);
-    ovs_assert(pfc_mac_control_decide("net_tap", false, &a, &reason)
+    ovs_assert(pfc_mac_control_decide("net_tap", false, 0, &a, &reason)
                == PFC_MAC_CONTROL_VIRTUAL && !reason);
     ovs_assert(!strcmp(pfc_mac_control_name(PFC_MAC_CONTROL_NIC),
                        "forwarded by the NIC"));
+
+    /* A driver that ignores mac_ctrl_frame_fwd (mlx5, dpaa, ice): the NIC is
+     * not asked, its answers do not matter, PFC is refused with a reason
+     * that says so and names the override; trust overrides. */
+    ovs_assert(!pfc_mac_control_needs_nic("mlx5_pci", false,
+                                          PFC_QUIRK_IGNORES_FWD));
+    ovs_assert(pfc_mac_control_decide("mlx5_pci", false,
+                                      PFC_QUIRK_IGNORES_FWD, &ok, &reason)
+               == PFC_MAC_CONTROL_REFUSED);
+    ovs_assert(strstr(reason, "mlx5_pci") && strstr(reason, "ignores it")
+               && strstr(reason, "mac-control=trust"));
+    free(reason);
+    ovs_assert(pfc_mac_control_decide("mlx5_pci", true,
+                                      PFC_QUIRK_IGNORES_FWD, &ok, &reason)
+               == PFC_MAC_CONTROL_TRUSTED && !reason);
+
+    /* A driver that drops transmitted MAC Control frames (i40e): asked as
+     * any NIC; receive only if it agreed, refused if it did not. */
+    ovs_assert(pfc_mac_control_needs_nic("net_i40e", false,
+                                         PFC_QUIRK_TX_DROPS));
+    ovs_assert(pfc_mac_control_decide("net_i40e", false, PFC_QUIRK_TX_DROPS,
+                                      &ok, &reason)
+               == PFC_MAC_CONTROL_RX_ONLY && !reason);
+    a = ok;
+    a.flow_ctrl_set = -EIO;
+    ovs_assert(pfc_mac_control_decide("net_i40e", false, PFC_QUIRK_TX_DROPS,
+                                      &a, &reason)
+               == PFC_MAC_CONTROL_REFUSED);
+    free(reason);
+    ovs_assert(strstr(pfc_mac_control_name(PFC_MAC_CONTROL_RX_ONLY),
+                      "receive only"));
 }
 
 /* pfc_holdq_reserve() and pfc_holdq_append(): a reconfiguration can move
