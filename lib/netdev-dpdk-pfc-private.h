@@ -79,6 +79,12 @@ struct pfc_port {
                                          * Control frames. */
     struct pfc_mac_control_answers nic; /* [L] What the NIC was asked at the
                                          * last bind, and answered. */
+    /* The NIC's state before PFC first asked it anything, restored when PFC
+     * leaves the port or its first bind is refused (pfc_nic_restore()).
+     * Main thread only. */
+    bool nic_saved;                     /* fc_saved is valid. */
+    struct rte_eth_fc_conf fc_saved;    /* rte_eth_dev_flow_ctrl_get(). */
+    bool allmulti_by_pfc;               /* PFC turned all-multicast on. */
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
     char driver[32];            /* [L] DPDK driver name. */
@@ -408,6 +414,8 @@ enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
                                   struct pfc_held *, uint64_t free);
 void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_flush_cache(struct pfc_txq *);
+
+void pfc_nic_restore(struct pfc_port *);
 
 /* lib/netdev-dpdk-pfc-tx.c. */
 void pfc_txq_free_held(struct netdev_dpdk_pfc *, struct pfc_txq *);

@@ -329,7 +329,8 @@ pfc_driver_quirks(const char *driver)
  * for pfc/show.  Returns what pfc_mac_control_decide() makes of the
  * driver's answers, with '*reason' set on PFC_MAC_CONTROL_REFUSED. */
 static enum pfc_mac_control
-pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
+pfc_mac_control_setup(struct pfc_port *port, uint16_t port_id,
+                      const char *driver, bool trust,
                       struct pfc_mac_control_answers *a, char **reason)
 {
     uint8_t quirks = pfc_driver_quirks(driver);
@@ -341,6 +342,10 @@ pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
         memset(&fc, 0, sizeof fc);
         a->asked = true;
         a->flow_ctrl_get = rte_eth_dev_flow_ctrl_get(port_id, &fc);
+        if (!a->flow_ctrl_get && !port->nic_saved) {
+            port->fc_saved = fc;
+            port->nic_saved = true;
+        }
         if (!a->flow_ctrl_get) {
             fc.mode = RTE_ETH_FC_NONE;
             fc.mac_ctrl_frame_fwd = 1;
@@ -351,9 +356,44 @@ pfc_mac_control_setup(uint16_t port_id, const char *driver, bool trust,
             && rte_eth_allmulticast_get(port_id) != 1) {
             a->allmulticast_asked = true;
             a->allmulticast = rte_eth_allmulticast_enable(port_id);
+            port->allmulti_by_pfc = !a->allmulticast;
         }
     }
     return pfc_mac_control_decide(driver, trust, quirks, a, reason);
+}
+
+/* Gives the NIC of 'port', an ethernet port, back the flow control and
+ * all-multicast state it had before PFC first asked it to pass MAC Control
+ * frames (pfc_mac_control_setup()): when PFC leaves the port, and when its
+ * first bind is refused.  Main thread. */
+void
+pfc_nic_restore(struct pfc_port *port)
+{
+    uint16_t port_id = port - pfc_ports;
+    int fc_err = 0, am_err = 0;
+
+    if (pfc_port_is_vhost(port) || (!port->nic_saved
+                                    && !port->allmulti_by_pfc)) {
+        return;
+    }
+    if (port->nic_saved) {
+        fc_err = rte_eth_dev_flow_ctrl_set(port_id, &port->fc_saved);
+    }
+    if (port->allmulti_by_pfc) {
+        am_err = rte_eth_allmulticast_disable(port_id);
+    }
+    if (fc_err || am_err) {
+        VLOG_WARN("%s: PFC: could not restore the NIC's state: "
+                  "rte_eth_dev_flow_ctrl_set() %s, "
+                  "rte_eth_allmulticast_disable() %s", port->name,
+                  fc_err ? ovs_strerror(-fc_err) : "ok",
+                  am_err ? ovs_strerror(-am_err) : "ok");
+    } else {
+        VLOG_INFO("%s: PFC: NIC flow control%s restored", port->name,
+                  port->allmulti_by_pfc ? " and all-multicast" : "");
+    }
+    port->nic_saved = false;
+    port->allmulti_by_pfc = false;
 }
 
 /* Returns the descriptors of the largest rx ring of the port that 'info'
@@ -570,13 +610,21 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
     } else {
         driver = (!rte_eth_dev_info_get(info->port_id, &dev_info)
                   && dev_info.driver_name ? dev_info.driver_name : "unknown");
-        b->mac_control = pfc_mac_control_setup(info->port_id, driver,
+        b->mac_control = pfc_mac_control_setup(b->port, info->port_id,
+                                               driver,
                                                pfc->cfg.mac_control_trust,
                                                &b->nic, &err);
     }
     if (b->mac_control == PFC_MAC_CONTROL_REFUSED) {
+        bool active;
+
         VLOG_ERR("%s: QoS type pfc refused: %s", info->name, err);
         pfc_port_set_error(b->port, info->name, err);
+        atomic_read_relaxed(&b->port->active, &active);
+        if (!active) {
+            /* No earlier PFC configuration stays in force. */
+            pfc_nic_restore(b->port);
+        }
         return EINVAL;
     }
     if (b->mac_control == PFC_MAC_CONTROL_RX_ONLY) {
@@ -1446,6 +1494,9 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
         atomic_add_relaxed(&pfc_n_retiring, 1, &orig);
     }
     pfc_txqs_unlock(pfc);
+    if (!owes && pfc->port) {
+        pfc_nic_restore(pfc->port);     /* Outside the tx queue locks. */
+    }
     return owes;
 }
 
@@ -1498,6 +1549,9 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
     pfc->retired = true;
     pfc->next = NULL;
     pfc_txqs_unlock(pfc);
+    if (port) {
+        pfc_nic_restore(port);
+    }
     if (port && (freed || asserted)) {
         VLOG_WARN("%s: PFC removed: %"PRIu64" packets still held after %d ms "
                   "freed (counted as hold drops and tx_dropped)%s",
@@ -1508,6 +1562,20 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
         VLOG_INFO("%s: PFC removed: XON and held packets sent", port->name);
     }
     return true;
+}
+
+/* Returns the time, in ns, that the link of 'port' takes to send a full tx
+ * ring of frames of its largest size with preamble and gap, at most
+ * PFC_RING_DRAIN_MAX_NS. */
+#define PFC_RING_DRAIN_MAX_NS (10 * 1000 * 1000)
+static uint64_t
+pfc_ring_drain_ns(const struct pfc_port *port)
+{
+    uint64_t bits = ((uint64_t) MAX(port->txq_size, 1)
+                     * ((uint64_t) port->max_frame + 20) * 8);
+    uint64_t speed = MAX(port->tb.link_speed, 1);
+
+    return MIN(bits * 1000000000 / speed, PFC_RING_DRAIN_MAX_NS);
 }
 
 /* For a port that no transmit thread uses (the datapath is reconfiguring it,
@@ -1551,6 +1619,11 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     due = pfc_xoff_run(&port->xoff, &none, zero, 0, 0, &frame);
     rte_spinlock_unlock(&port->lock);
     m = due && mp ? rte_pktmbuf_alloc(mp) : NULL;
+    if (due && !m) {
+        VLOG_WARN("%s: PFC no longer applies: no mbuf for the XON it owes; "
+                  "the link partner resumes when its pause timer runs out",
+                  port->name);
+    }
     if (m) {
         pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &port->mac,
                          &frame);
@@ -1597,6 +1670,12 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
 
         atomic_add_relaxed(&port->held_dropped, freed, &orig);
     }
+    if ((m || sent_held) && !pfc_port_is_vhost(port)) {
+        /* The port stops next: give the NIC the time to send a full tx
+         * ring at link speed, so that a driver whose stop discards its
+         * ring loses neither the XON nor the held packets. */
+        xnanosleep(pfc_ring_drain_ns(port));
+    }
     if (closing && pfc_port_is_vhost(port)) {
         /* The slot may serve another vhost-user port from now on. */
         atomic_store_relaxed(&port->vid, -1);
@@ -1610,6 +1689,9 @@ out:
     pfc->retired = true;
     pfc->next = NULL;
     pfc_txqs_unlock(pfc);
+    if (port && pfc->retiring && !closing) {
+        pfc_nic_restore(port);
+    }
     if (port && (freed || sent_held)) {
         VLOG_INFO("%s: PFC no longer applies: %"PRIu64" held packets sent, "
                   "%"PRIu64" freed (counted as hold drops and tx_dropped)",
