@@ -1213,28 +1213,69 @@ netdev_dpdk_pfc_qos_get(const struct qos_conf *conf, struct smap *details)
 
 /* Room for pfc_remap_held(), allocated before the tx queue locks are taken:
  * a transmit thread may wait for them, so nothing is allocated or freed,
- * and nothing logged, while they are held.  Only the main thread resizes
- * class queues, so the room stays enough. */
+ * and nothing logged, while they are held. */
 struct pfc_remap {
     struct pfc_held *moved;     /* Scratch, for one tx queue. */
     struct pfc_held *dropped;   /* Those that did not fit, on every queue. */
     size_t n_dropped;
 };
 
+/* Reads what the tx queues of 'pfc' hold: the most one holds into '*max' and
+ * their sum into '*total', or, if 'full', their class queues' capacities.
+ * Takes each tx queue's lock in turn, briefly. */
 static void
-pfc_remap_init(struct pfc_remap *r, const struct netdev_dpdk_pfc *pfc)
+pfc_remap_need(struct netdev_dpdk_pfc *pfc, bool full, size_t *max,
+               size_t *total)
 {
-    size_t max = 0, total = 0;
-
+    *max = *total = 0;
     for (int i = 0; i < pfc->n_txq; i++) {
-        size_t room = pfc_holdq_room(pfc->txq[i].q);
+        struct pfc_txq *t = &pfc->txq[i];
+        size_t n;
 
-        max = MAX(max, room);
-        total += room;
+        if (full) {
+            n = pfc_holdq_room(t->q);
+        } else {
+            rte_spinlock_lock(&t->lock);
+            n = t->n_held;
+            rte_spinlock_unlock(&t->lock);
+        }
+        *max = MAX(*max, n);
+        *total += n;
     }
-    r->moved = xmalloc(MAX(max, 1) * sizeof *r->moved);
-    r->dropped = xmalloc(MAX(total, 1) * sizeof *r->dropped);
-    r->n_dropped = 0;
+}
+
+/* Allocates 'r' for the packets that 'pfc' holds, not for what its class
+ * queues could hold, and takes every tx queue lock of 'pfc'.  If transmit
+ * threads held more between the count and the locks, releases the locks and
+ * tries again; the fourth try allocates for the full capacity, which is
+ * always enough (only the main thread resizes class queues). */
+static void
+pfc_remap_lock(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
+{
+    for (int tries = 0; ; tries++) {
+        bool full = tries >= 3;
+        size_t max, total, now_max, now_total = 0;
+
+        pfc_remap_need(pfc, full, &max, &total);
+        r->moved = xmalloc(MAX(max, 1) * sizeof *r->moved);
+        r->dropped = xmalloc(MAX(total, 1) * sizeof *r->dropped);
+        r->n_dropped = 0;
+        pfc_txqs_lock(pfc);
+        if (full) {
+            return;
+        }
+        now_max = 0;
+        for (int i = 0; i < pfc->n_txq; i++) {
+            now_max = MAX(now_max, pfc->txq[i].n_held);
+            now_total += pfc->txq[i].n_held;
+        }
+        if (now_max <= max && now_total <= total) {
+            return;
+        }
+        pfc_txqs_unlock(pfc);
+        free(r->moved);
+        free(r->dropped);
+    }
 }
 
 /* Frees the packets pfc_remap_held() dropped, with no lock held, logs them,
@@ -1321,8 +1362,7 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
         return 0;
     }
     COVERAGE_INC(pfc_remap);
-    pfc_remap_init(&r, pfc);
-    pfc_txqs_lock(pfc);
+    pfc_remap_lock(pfc, &r);
     pfc->cfg = cfg;
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
@@ -1340,8 +1380,7 @@ netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
     struct pfc_remap r;
 
     COVERAGE_INC(pfc_remap);
-    pfc_remap_init(&r, pfc);
-    pfc_txqs_lock(pfc);
+    pfc_remap_lock(pfc, &r);
     pfc_config_clear_queue(&pfc->cfg, queue_id);
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
