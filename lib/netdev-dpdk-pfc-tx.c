@@ -577,12 +577,16 @@ bool
 netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
 {
     uint64_t holding, now = 0;
-    uint8_t stormed;
+    uint8_t stormed, down;
 
     if (!pfc->port) {
         return false;
     }
     atomic_read_relaxed(&pfc->holding, &holding);
+    atomic_read_relaxed(&pfc->port->down, &down);
+    if (OVS_UNLIKELY(down)) {
+        return holding;         /* Only to free them: it sends nothing. */
+    }
     atomic_read_relaxed(&pfc->port->wd_stormed, &stormed);
     return holding || stormed || pfc_control_pending(pfc, &now);
 }

@@ -1713,7 +1713,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         /* The port stops next: give the NIC the time to send a full tx
          * ring at link speed, so that a driver whose stop discards its
          * ring loses neither the XON nor the held packets. */
-        xnanosleep(pfc_ring_drain_ns(port));
+        xnanosleep_no_quiesce(pfc_ring_drain_ns(port));
     }
     if (closing && pfc_port_is_vhost(port)) {
         /* The slot may serve another vhost-user port from now on. */
@@ -1827,6 +1827,9 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         rte_spinlock_lock(&port->lock);
         port->dead = true;
         rte_spinlock_unlock(&port->lock);
-        atomic_store_relaxed(&port->down, 0);   /* For the id's next port. */
+        /* For the id's next port. */
+        atomic_store_relaxed(&port->down, 0);
+        port->nic_saved = false;
+        port->allmulti_by_pfc = false;
     }
 }
