@@ -762,6 +762,21 @@ test_rx_enabled_only() {
     [ "$FAILS" -eq 0 ]
 }
 
+# held_behind_xoff XOFF-BYTES PCAP: dpdk-a with PFC on p3 (1G, XOFF at
+# XOFF-BYTES, XON at 2000) and dpdk-b with PFC on p3 (10M); a capture of
+# the PFC frames A receives into PCAP; B pauses p3 of dpdk-b (pause_p3) and
+# A sends 100 p3 frames, held at dpdk-b, which push dpdk-a past its XOFF.
+held_behind_xoff() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold="$1" \
+        xon-threshold=2000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$2" || return 1
+    pause_p3
+    send_p3 100 || FAILS=$((FAILS + 1))
+    wait_held 100 || FAILS=$((FAILS + 1))
+}
+
 # XON before PFC goes: dpdk-a asserts XOFF for p3 (B pauses dpdk-b, which
 # holds A's p3 frames past dpdk-a's xoff-threshold).  Then, in turn, a QoS
 # change that drops p3 from dpdk-a's pfc-enable, removing dpdk-a's QoS, and
@@ -769,15 +784,7 @@ test_rx_enabled_only() {
 # paused until its 65535-quanta timer runs out.  tshark in A is the oracle.
 test_xon_on_change() {
     local pcap=$PFC_TMP/a.pcap lines q
-    pfc_setup "$OVS" || return 1
-    pcap=$PFC_TMP/a.pcap
-    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
-        xon-threshold=2000 || return 1
-    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
-    pause_p3
-    send_p3 100 || FAILS=$((FAILS + 1))
-    wait_held 100 || FAILS=$((FAILS + 1))
+    held_behind_xoff 8000 "$pcap" || return 1
     # xoff_p3: whether dpdk-a asserts XOFF for p3 now (pfc/show "xoff").
     xoff_p3() { pfc_show dpdk-a | awk '$1 == "p3" { print $9 }'; }
     wait_xoff() {       # wait_xoff yes|no WHAT
@@ -958,14 +965,7 @@ test_remove_held() {
 # While down it holds nothing; up again, it holds as before.
 test_down_releases() {
     local pcap=$PFC_TMP/a.pcap lines drop0 drop1 hd0 hd1 i
-    pfc_setup "$OVS" || return 1
-    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=4000 \
-        xon-threshold=2000 || return 1
-    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
-    pause_p3
-    send_p3 100 || FAILS=$((FAILS + 1))
-    wait_held 100 || FAILS=$((FAILS + 1))
+    held_behind_xoff 4000 "$pcap" || return 1
     pfc_stats_refresh
     drop0=$(pfc_stat dpdk-b tx_dropped)
     hd0=$(pfc_stat dpdk-b pfc_hold_drops_p3)
