@@ -550,6 +550,59 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
     }
 }
 
+/* The lines of "pfc/show" on the transmit side of the port of 'snap': its
+ * tx ring, the worst-case response that ring gives, its queues, and
+ * whether it is down. */
+static void
+pfc_show_tx(struct ds *ds, const struct pfc_show_snap *snap)
+{
+    const struct pfc_port *port = &snap->port;
+    const struct pfc_config *cfg = &snap->cfg;
+    struct ds name = DS_EMPTY_INITIALIZER;
+    ds_put_format(ds, "  tx ring: %"PRIu32" descriptors (tx-ring-size=%s",
+                  port->txq_size,
+                  pfc_tx_ring_size_name(cfg->tx_ring_size, &name));
+    ds_destroy(&name);
+    if (port->ring_lim_known) {
+        ds_put_format(ds, "; driver allows %"PRIu32" to %"PRIu32" in steps "
+                      "of %"PRIu32, port->ring_lim.nb_min,
+                      port->ring_lim.nb_max, MAX(port->ring_lim.nb_align, 1));
+    }
+    ds_put_format(ds, "), tx-full held: %"PRIu64"\n",
+                  port->tx_full_held + snap->tx_full);
+    /* What a full tx ring costs the response to a received pause: the
+     * frames already in it leave first. */
+    uint64_t resp = pfc_response_bits(port->txq_size, port->max_frame);
+    uint64_t speed = MAX(port->tb.link_speed, 1);
+    ds_put_format(ds, "  response: worst case %"PRIu64" bit times, %"PRIu64
+                  " ns at link speed (%"PRIu32" tx descriptors of %"PRIu32
+                  "-byte frames), bound %d bit times + PHY delay",
+                  resp, resp * 1000000000 / speed,
+                  port->txq_size, port->max_frame, PFC_RESPONSE_BOUND_BITS);
+    if (resp > PFC_RESPONSE_BOUND_BITS) {
+        ds_put_cstr(ds, ": EXCEEDED");
+        if (cfg->tx_ring_size != PFC_TX_RING_AUTO) {
+            ds_put_cstr(ds, " (tx-ring-size=auto meets it where the driver "
+                        "allows, at the cost of a port restart when it is "
+                        "applied or removed)");
+        }
+    }
+    ds_put_char(ds, '\n');
+    ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
+                  "queue per class per tx queue)\n", snap->n_rxq,
+                  snap->n_txq);
+    uint8_t down;
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->down, &down);
+    if (down) {
+        ds_put_format(ds, "  port down (%s%s%s): pauses not honoured, "
+                      "nothing held\n",
+                      down & NETDEV_PFC_DOWN_ADMIN ? "admin" : "",
+                      down == (NETDEV_PFC_DOWN_ADMIN | NETDEV_PFC_DOWN_LINK)
+                      ? ", " : "",
+                      down & NETDEV_PFC_DOWN_LINK ? "link" : "");
+    }
+}
+
 static void
 pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
 {
@@ -594,49 +647,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                         ->tx_mac_control_filtered, &filtered);
     ds_put_format(ds, "  tx MAC Control frames filtered: %"PRIu64"\n",
                   filtered);
-    struct ds name = DS_EMPTY_INITIALIZER;
-    ds_put_format(ds, "  tx ring: %"PRIu32" descriptors (tx-ring-size=%s",
-                  port->txq_size,
-                  pfc_tx_ring_size_name(cfg->tx_ring_size, &name));
-    ds_destroy(&name);
-    if (port->ring_lim_known) {
-        ds_put_format(ds, "; driver allows %"PRIu32" to %"PRIu32" in steps "
-                      "of %"PRIu32, port->ring_lim.nb_min,
-                      port->ring_lim.nb_max, MAX(port->ring_lim.nb_align, 1));
-    }
-    ds_put_format(ds, "), tx-full held: %"PRIu64"\n",
-                  port->tx_full_held + snap->tx_full);
-    /* What a full tx ring costs the response to a received pause: the
-     * frames already in it leave first. */
-    uint64_t resp = pfc_response_bits(port->txq_size, port->max_frame);
-    uint64_t speed = MAX(port->tb.link_speed, 1);
-    ds_put_format(ds, "  response: worst case %"PRIu64" bit times, %"PRIu64
-                  " ns at link speed (%"PRIu32" tx descriptors of %"PRIu32
-                  "-byte frames), bound %d bit times + PHY delay",
-                  resp, resp * 1000000000 / speed,
-                  port->txq_size, port->max_frame, PFC_RESPONSE_BOUND_BITS);
-    if (resp > PFC_RESPONSE_BOUND_BITS) {
-        ds_put_cstr(ds, ": EXCEEDED");
-        if (cfg->tx_ring_size != PFC_TX_RING_AUTO) {
-            ds_put_cstr(ds, " (tx-ring-size=auto meets it where the driver "
-                        "allows, at the cost of a port restart when it is "
-                        "applied or removed)");
-        }
-    }
-    ds_put_char(ds, '\n');
-    ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
-                  "queue per class per tx queue)\n", snap->n_rxq,
-                  snap->n_txq);
-    uint8_t down;
-    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->down, &down);
-    if (down) {
-        ds_put_format(ds, "  port down (%s%s%s): pauses not honoured, "
-                      "nothing held\n",
-                      down & NETDEV_PFC_DOWN_ADMIN ? "admin" : "",
-                      down == (NETDEV_PFC_DOWN_ADMIN | NETDEV_PFC_DOWN_LINK)
-                      ? ", " : "",
-                      down & NETDEV_PFC_DOWN_LINK ? "link" : "");
-    }
+    pfc_show_tx(ds, snap);
 
     uint64_t late = 0, bound;
 
