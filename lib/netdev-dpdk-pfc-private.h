@@ -222,8 +222,10 @@ struct pfc_port {
                                          * flush. */
 
     /* vhost-user ports only (lib/pfc.h, pfc_backpressure_next()). */
-    atomic_int vid;                     /* vhost device id that the last
-                                         * transmit call named, or -1. */
+    atomic_bool guest;                  /* The last transmit call named a
+                                         * guest (for pfc/show only: each
+                                         * call passes its own device
+                                         * id). */
     atomic_uint8_t bp_stopped;          /* Priorities that stop the guest's
                                          * transmit (this switch does not
                                          * dequeue its virtqueues). */
@@ -280,6 +282,10 @@ struct pfc_txq {
      * guest's receive queue of this queue pair. */
     atomic_uint64_t vq_refused;     /* Transmit attempts it refused in part
                                      * or whole. */
+    bool vq_disabled;               /* The guest disabled it: what is held
+                                     * here moved to the queue pair that
+                                     * serves it now, and what comes late
+                                     * is freed (pfc_service()). */
     atomic_uint64_t vq_taken;       /* Packets it took. */
     struct pfc_wd_vq wd_vq;         /* The two, at the last watchdog check,
                                      * under port->lock. */
@@ -420,10 +426,12 @@ void pfc_nic_restore(struct pfc_port *);
 /* lib/netdev-dpdk-pfc-tx.c. */
 void pfc_txq_free_held(struct netdev_dpdk_pfc *, struct pfc_txq *);
 int pfc_send_locked(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *,
-                    struct rte_mbuf **pkts, int cnt, int *n_taken,
+                    int vid, struct rte_mbuf **pkts, int cnt, int *n_taken,
                     int *n_dropped, int *n_refused);
-int pfc_tx_burst_blocking(struct pfc_port *, int qid, struct rte_mbuf **pkts,
-                          int cnt);
+void pfc_tx_flush(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *,
+                  int vid);
+int pfc_tx_burst_blocking(struct pfc_port *, int qid, int vid,
+                          struct rte_mbuf **pkts, int cnt);
 
 /* lib/netdev-dpdk-pfc-wd.c. */
 /* What one watchdog check found, for pfc_wd_log() to report once no lock

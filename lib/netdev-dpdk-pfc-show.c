@@ -381,14 +381,14 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
     const struct pfc_config *cfg = &snap->cfg;
     const struct pfc_counters *c = &snap->counters;
     uint8_t stopped;
-    int vid;
+    bool guest;
 
     atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->bp_stopped,
                         &stopped);
-    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->vid, &vid);
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->guest, &guest);
     ds_put_format(ds, "%s:\n", port->name);
     ds_put_format(ds, "  vhost-user port (%s): backpressure on the guest, "
-                  "no PFC frames\n", vid >= 0 ? "guest attached"
+                  "no PFC frames\n", guest ? "guest attached"
                                                : "no guest");
     ds_put_cstr(ds, "  pfc-enable: ");
     pfc_format_prios(ds, cfg->enabled);

@@ -53,20 +53,22 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* Hands up to 'n' packets, in order from pkts[0], to tx queue 'qid' of
  * 'port': the NIC's tx ring (rte_eth_tx_burst(), which takes the mbufs), or
- * for a vhost-user port the guest's receive virtqueue of queue pair 'qid'
- * (rte_vhost_enqueue_burst() copies them: those it took are freed here).
- * Returns how many were taken; the others stay with the caller.  A vhost
- * port whose guest is not there takes nothing. */
+ * for a vhost-user port the receive virtqueue of queue pair 'qid' of the
+ * guest whose vhost device id is 'vid' (rte_vhost_enqueue_burst() copies
+ * them: those it took are freed here).  'vid' is the one that the caller
+ * read from the netdev for this call, never one kept from an earlier call:
+ * a device id is reused by the next guest that connects.  Returns how many
+ * were taken; the others stay with the caller.  A vhost port whose guest is
+ * not there ('vid' < 0) takes nothing. */
 static inline uint16_t
-pfc_xmit(struct pfc_port *port, int qid, struct rte_mbuf **pkts, uint16_t n)
+pfc_xmit(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
+         uint16_t n)
 {
     uint16_t k;
-    int vid;
 
     if (OVS_LIKELY(!pfc_port_is_vhost(port))) {
         return n ? rte_eth_tx_burst(port - pfc_ports, qid, pkts, n) : 0;
     }
-    atomic_read_relaxed(&port->vid, &vid);
     if (vid < 0 || !n) {
         return 0;
     }
@@ -366,13 +368,14 @@ pfc_wd_drain_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 }
 
 /* Hands the held packets of 't' (tx queue 'qid' of 'pfc') whose classes are
- * not in 'blocked' to the NIC, oldest first.  What the tx ring refuses
+ * not in 'blocked' to the NIC (or to guest 'vid', pfc_xmit()), oldest
+ * first.  What the tx ring refuses
  * stays held.  With userspace TSO they are prepared first
  * (rte_eth_tx_prepare()), as netdev-dpdk prepares what it sends.  A packet
  * that fails preparation is freed, logged and counted as a hold drop; the
  * packets behind it are still sent. */
 static void
-pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
+pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid, int vid,
           uint8_t blocked)
 {
     uint16_t port_id = pfc->port - pfc_ports;
@@ -402,7 +405,7 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid,
             } else {
                 n_ok = n;
             }
-            sent = pfc_xmit(pfc->port, qid, burst, n_ok);
+            sent = pfc_xmit(pfc->port, qid, vid, burst, n_ok);
             if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port))) {
                 pfc_vq_note(t, sent, n_ok);
             }
@@ -517,22 +520,21 @@ pfc_lock_live(struct netdev_dpdk_pfc *pfc, int qid, bool try,
     return NULL;
 }
 
-/* Sends the PFC frames due on 'pfc' at TSC 'now', then hands to the NIC the
- * held packets of its tx queue 't' whose class may send again.  Returns the
- * traffic classes blocked at 'now' (pfc_blocked()).  The caller holds
- * t->lock. */
+/* Sends the PFC frames due on 'pfc' at TSC 'now' (mbufs from 'mp'), then
+ * hands to the NIC the held packets of its tx queue 't' whose class may
+ * send again.  On a vhost-user port, hands them to guest 'vid' instead
+ * (pfc_xmit()), or frees them if that guest is gone or no longer receives
+ * on this queue pair (t->vq_disabled).  Returns the traffic classes blocked
+ * at 'now' (pfc_blocked()).  The caller holds t->lock. */
 static uint8_t
 pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-            struct rte_mempool *mp, uint64_t now)
+            struct rte_mempool *mp, int vid, uint64_t now)
 {
     int qid = t - pfc->txq;
     uint8_t blocked;
 
     if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port))) {
-        int vid;
-
-        atomic_read_relaxed(&pfc->port->vid, &vid);
-        if (vid < 0 && t->n_held) {
+        if ((vid < 0 || t->vq_disabled) && t->n_held) {
             pfc_txq_free_held(pfc, t);
         }
     } else {
@@ -543,7 +545,7 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     blocked = pfc_blocked(pfc, t, now);
     if (t->n_held) {
-        pfc_drain(pfc, t, qid, blocked);
+        pfc_drain(pfc, t, qid, vid, blocked);
         pfc_note_holding(pfc, t);
     }
     atomic_store_relaxed(&t->serviced, now);
@@ -626,12 +628,13 @@ pfc_tx_flush_down(struct netdev_dpdk_pfc *pfc)
  * iteration after its rx polls while netdev_dpdk_pfc_tx_flush_pending() says
  * so, with the tx queue 'qid' it sends on: sends the PFC frames due and the
  * held packets of that tx queue whose class may send again (mbufs for PFC
- * frames from 'mp').  Then does the same for the tx queues that hold packets
- * and that their own thread has not serviced for PFC_ADOPT_MS.  Never waits
- * for a lock: a tx queue whose lock is taken is being serviced. */
+ * frames from 'mp'; on a vhost-user port, to guest 'vid').  Then does the
+ * same for the tx queues that hold packets and that their own thread has
+ * not serviced for PFC_ADOPT_MS.  Never waits for a lock: a tx queue whose
+ * lock is taken is being serviced. */
 void
-netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
-                         struct rte_mempool *mp)
+pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
+             int vid)
 {
     uint64_t now = rte_get_tsc_cycles();
     struct netdev_dpdk_pfc *live, *other;
@@ -650,7 +653,7 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
         return;
     }
     if (!pfc_txq_settled(live, t, &now)) {
-        pfc_service(live, t, mp, now);
+        pfc_service(live, t, mp, vid, now);
     } else {
         atomic_store_relaxed(&t->serviced, now);
     }
@@ -674,10 +677,18 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
         }
         other = pfc_lock_live(live, i, true, &t);
         if (other) {
-            pfc_service(other, t, mp, now);
+            pfc_service(other, t, mp, vid, now);
             rte_spinlock_unlock(&t->lock);
         }
     }
+}
+
+/* pfc_tx_flush() for an ethernet port. */
+void
+netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
+                         struct rte_mempool *mp)
+{
+    pfc_tx_flush(pfc, qid, mp, -1);
 }
 
 /* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
@@ -739,8 +750,8 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
  * the others, pkts[sent] up to the prepared count 'cnt - *n_bad', are left
  * to the caller. */
 static inline int ALWAYS_INLINE
-pfc_tx_burst(struct pfc_port *port, int qid, struct rte_mbuf **pkts, int cnt,
-             int *n_bad)
+pfc_tx_burst(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
+             int cnt, int *n_bad)
 {
     uint16_t port_id = port - pfc_ports;
     int n = cnt;
@@ -759,7 +770,7 @@ pfc_tx_burst(struct pfc_port *port, int qid, struct rte_mbuf **pkts, int cnt,
         }
     }
     while (sent < n) {
-        uint16_t k = pfc_xmit(port, qid, pkts + sent, n - sent);
+        uint16_t k = pfc_xmit(port, qid, vid, pkts + sent, n - sent);
 
         if (!k) {
             break;
@@ -812,7 +823,7 @@ pfc_tally_prios(struct pfc_send_tally *s)
  * pfc_control_pending() does while an XOFF is in force). */
 static inline uint8_t
 pfc_send_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                 struct rte_mempool *mp, uint64_t *now)
+                 struct rte_mempool *mp, int vid, uint64_t *now)
 {
     uint64_t gen;
 
@@ -826,7 +837,7 @@ pfc_send_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     *now = rte_get_tsc_cycles();
     return (pfc_txq_settled(pfc, t, now) ? t->blocked
-            : pfc_service(pfc, t, mp, *now));
+            : pfc_service(pfc, t, mp, vid, *now));
 }
 
 /* Sorts the 'cnt' packets in 'pkts' that pfc_send__() sends on tx queue 't'
@@ -1005,7 +1016,7 @@ pfc_send_count(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * ports only), which netdev-dpdk counts as tx failures, as without PFC. */
 static inline void ALWAYS_INLINE
 pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-           struct rte_mempool *mp, struct rte_mbuf **pkts, int cnt,
+           struct rte_mempool *mp, int vid, struct rte_mbuf **pkts, int cnt,
            int *n_taken, int *n_dropped, int *n_refused)
 {
     struct pfc_send_tally s;
@@ -1019,11 +1030,11 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     s.held = s.dropped = s.refused = s.n_tx_full = 0;
     s.free = UINT64_MAX;
 
-    blocked = pfc_send_service(pfc, t, mp, &now);
+    blocked = pfc_send_service(pfc, t, mp, vid, &now);
     kept = (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored) ? cnt
             : pfc_send_classify(pfc, t, pkts, cnt, blocked, now, &s));
 
-    sent = pfc_tx_burst(pfc->port, qid, pkts, kept, &n_bad);
+    sent = pfc_tx_burst(pfc->port, qid, vid, pkts, kept, &n_bad);
     s.dropped += n_bad;
     if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port)) && kept > n_bad) {
         pfc_vq_note(t, sent, kept - n_bad);
@@ -1050,8 +1061,8 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * applies to the port (nothing was done), else 0. */
 static inline int ALWAYS_INLINE
 pfc_send_locked__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
-                struct rte_mbuf **pkts, int cnt, int *n_taken,
-                int *n_dropped, int *n_refused)
+                  int vid, struct rte_mbuf **pkts, int cnt, int *n_taken,
+                  int *n_dropped, int *n_refused)
 {
     struct pfc_txq *t;
 
@@ -1064,18 +1075,18 @@ pfc_send_locked__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         rte_spinlock_unlock(&t->lock);
         return cnt;
     }
-    pfc_send__(pfc, t, mp, pkts, cnt, n_taken, n_dropped, n_refused);
+    pfc_send__(pfc, t, mp, vid, pkts, cnt, n_taken, n_dropped, n_refused);
     rte_spinlock_unlock(&t->lock);
     return 0;
 }
 
 int
 pfc_send_locked(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
-                struct rte_mbuf **pkts, int cnt, int *n_taken,
+                int vid, struct rte_mbuf **pkts, int cnt, int *n_taken,
                 int *n_dropped, int *n_refused)
 {
-    return pfc_send_locked__(pfc, qid, mp, pkts, cnt, n_taken, n_dropped,
-                             n_refused);
+    return pfc_send_locked__(pfc, qid, mp, vid, pkts, cnt, n_taken,
+                             n_dropped, n_refused);
 }
 
 /* Applies PFC to the 'cnt' packets in 'pkts' to be sent on tx queue 'qid',
@@ -1092,22 +1103,23 @@ netdev_dpdk_pfc_send(struct netdev_dpdk_pfc *pfc, int qid,
     int dropped, refused;
     int left;
 
-    left = pfc_send_locked__(pfc, qid, mp, pkts, cnt, n_taken, &dropped,
+    left = pfc_send_locked__(pfc, qid, mp, -1, pkts, cnt, n_taken, &dropped,
                              &refused);
     *qos_drops += dropped;
     return left;
 }
 
-/* Hands 'cnt' packets to tx queue 'qid' of 'port_id', retrying for up to
- * about 1 ms while the ring is full.  Returns how many the driver took. */
+/* Hands 'cnt' packets to tx queue 'qid' of 'port' (of guest 'vid' for a
+ * vhost-user port, pfc_xmit()), retrying for up to about 1 ms while the
+ * ring is full.  Returns how many the driver took. */
 int
-pfc_tx_burst_blocking(struct pfc_port *port, int qid, struct rte_mbuf **pkts,
-                      int cnt)
+pfc_tx_burst_blocking(struct pfc_port *port, int qid, int vid,
+                      struct rte_mbuf **pkts, int cnt)
 {
     int sent = 0;
 
     for (int tries = 0; sent < cnt && tries < 1000; tries++) {
-        uint16_t k = pfc_xmit(port, qid, pkts + sent, cnt - sent);
+        uint16_t k = pfc_xmit(port, qid, vid, pkts + sent, cnt - sent);
 
         sent += k;
         if (!k) {

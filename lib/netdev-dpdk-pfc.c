@@ -200,7 +200,6 @@ netdev_dpdk_pfc_ports_init(void)
     if (ovsthread_once_start(&once)) {
         for (int i = 0; i < PFC_N_PORTS; i++) {
             rte_spinlock_init(&pfc_ports[i].lock);
-            atomic_init(&pfc_ports[i].vid, -1);
             atomic_init(&pfc_ports[i].mcq_queue, -1);
         }
         ovsthread_once_done(&once);
@@ -1621,7 +1620,8 @@ pfc_ring_drain_ns(const struct pfc_port *port)
  * or deleting it): sends on tx queue 0, with mbufs from 'mp', the XON that
  * 'pfc' owes for each priority whose XOFF is in force, then, if
  * 'send_held', the packets each tx queue holds, on that tx queue, oldest
- * first, whether paused or not.  What is not sent (no 'mp', 'send_held'
+ * first, whether paused or not (on a vhost-user port, to the guest whose
+ * device id is 'vid', read by the caller now; -1 for none).  What is not sent (no 'mp', 'send_held'
  * false, or everything from the first packet that a full ring refused for
  * 1 ms on) is freed and counted as hold drops and in tx_dropped.  Retires
  * 'pfc'.  Returns the number of held packets freed.  Calls the driver with
@@ -1629,11 +1629,12 @@ pfc_ring_drain_ns(const struct pfc_port *port)
  * is off the PMD threads, but never with port->lock held. */
 uint64_t
 netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
-                      bool send_held)
+                      int vid, bool send_held)
 {
     struct pfc_port *port = pfc->port;
     uint64_t freed = 0, sent_held = 0;
     bool closing = !send_held;
+    bool no_mbuf = false;
 
     if (closing && port && !pfc_port_is_vhost(port)) {
         /* The port stops next. */
@@ -1658,16 +1659,12 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     due = pfc_xoff_run(&port->xoff, &none, zero, 0, 0, &frame);
     rte_spinlock_unlock(&port->lock);
     m = due && mp ? rte_pktmbuf_alloc(mp) : NULL;
-    if (due && !m) {
-        VLOG_WARN("%s: PFC no longer applies: no mbuf for the XON it owes; "
-                  "the link partner resumes when its pause timer runs out",
-                  port->name);
-    }
+    no_mbuf = due && !m;        /* Logged once the locks are released. */
     if (m) {
         pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &port->mac,
                          &frame);
     }
-    if (m && pfc_tx_burst_blocking(port, 0, &m, 1) == 1) {
+    if (m && pfc_tx_burst_blocking(port, 0, -1, &m, 1) == 1) {
         rte_spinlock_lock(&port->lock);
         pfc_counters_count_tx(&port->counters, &frame);
         rte_spinlock_unlock(&port->lock);
@@ -1687,7 +1684,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
 
                 pfc_unhold(t, h);
                 if (send_held && (mp || pfc_port_is_vhost(port))
-                    && pfc_tx_burst_blocking(port, i, &pkt, 1)) {
+                    && pfc_tx_burst_blocking(port, i, vid, &pkt, 1)) {
                     sent_held++;
                 } else {
                     /* A ring that did not drain in 1 ms will not: free the
@@ -1717,7 +1714,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     }
     if (closing && pfc_port_is_vhost(port)) {
         /* The slot may serve another vhost-user port from now on. */
-        atomic_store_relaxed(&port->vid, -1);
+        atomic_store_relaxed(&port->guest, false);
         atomic_store_relaxed(&port->bp_stopped, 0);
         rte_spinlock_lock(&port->lock);
         port->dead = true;
@@ -1730,6 +1727,11 @@ out:
     pfc_txqs_unlock(pfc);
     if (port && pfc->retiring && !closing) {
         pfc_nic_restore(port);
+    }
+    if (no_mbuf) {
+        VLOG_WARN("%s: PFC no longer applies: no mbuf for the XON it owes; "
+                  "the link partner resumes when its pause timer runs out",
+                  port->name);
     }
     if (port && (freed || sent_held)) {
         VLOG_INFO("%s: PFC no longer applies: %"PRIu64" held packets sent, "

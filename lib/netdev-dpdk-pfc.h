@@ -134,15 +134,18 @@ void netdev_dpdk_pfc_wait(const struct netdev_class *);
 void netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *, int qid,
                               struct rte_mempool *mp);
 
-/* vhost-user ports.  'vid' is the vhost device id, or -1 if the guest is
- * not there (or the queue is disabled): then what is held for it is freed
- * and counted.  'qid' is the guest's queue pair. */
+/* vhost-user ports.  'vid' is the vhost device id that the caller read for
+ * this call (netdev_dpdk_get_vid()), or -1 if the guest is not there: then
+ * what is held for it is freed and counted.  'qid' is the guest's queue
+ * pair. */
 int netdev_dpdk_pfc_send_vhost(struct netdev_dpdk_pfc *, int qid, int vid,
                                struct rte_mbuf **pkts, int cnt,
                                int *n_taken, uint64_t *qos_drops,
                                uint64_t *failure_drops);
 void netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *, int qid,
                                     int vid);
+void netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *, int qid,
+                                     int to);
 bool netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *);
 void netdev_dpdk_pfc_vhost_rx(struct netdev_dpdk_pfc *,
                               struct rte_mbuf **pkts, int cnt);
@@ -157,7 +160,7 @@ void netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
                              struct netdev_dpdk_pfc *new);
 bool netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *);
 uint64_t netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *, struct rte_mempool *,
-                               bool send_held);
+                               int vid, bool send_held);
 void netdev_dpdk_pfc_port_destruct(uint16_t port_id);
 void netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
                                       struct netdev_custom_stats *);

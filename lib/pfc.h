@@ -289,6 +289,8 @@ void pfc_holdq_pop(struct pfc_holdq *, uint32_t n);
 size_t pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
                        const uint8_t prio_to_tc[PFC_N_PRIOS],
                        struct pfc_held *moved, struct pfc_held *dropped);
+size_t pfc_holdq_merge(struct pfc_holdq dst[PFC_N_PRIOS],
+                       struct pfc_holdq src[PFC_N_PRIOS]);
 size_t pfc_holdq_room(const struct pfc_holdq q[PFC_N_PRIOS]);
 
 /* PFC watchdog: storm detection and restoration.

@@ -35,6 +35,10 @@ PFC_GUEST_MEM=${PFC_GUEST_MEM:-128}
 # which would grow past PFC_GUEST_MEM; what a guest here holds at most is its
 # two virtqueues (256 each), a burst and the mempool caches.
 PFC_GUEST_MBUFS=${PFC_GUEST_MBUFS:-16384}
+# Queue pairs of a guest started from now on (virtio-user queues=, with a
+# control virtqueue when more than 1, so that the guest tells the switch
+# which pairs it uses, as a Linux guest's "ethtool -L" does).
+PFC_GUEST_QUEUES=${PFC_GUEST_QUEUES:-1}
 # Per guest, indexed by N.
 PFC_GUEST_PIDS=()
 PFC_GUEST_FDS=()
@@ -71,7 +75,7 @@ _pfc_guest_running() {
 # application arguments (split at blanks).  pfc_guest_wait waits for it.
 pfc_guest_start() {
     local g=0 sock mode server="" host if0 cpus cpu lcores free log fifo fd
-    local pid extra
+    local pid extra q=$PFC_GUEST_QUEUES cq=""
     if [ "$1" = -g ]; then
         g=$2
         shift 2
@@ -114,6 +118,7 @@ pfc_guest_start() {
         return 1
     fi
     [ "$mode" = client ] && server=",server=1"
+    [ "$q" -gt 1 ] && cq=",cq=1"
     read -ra extra <<<"${PFC_GUEST_ARGS:-}"
     if [ "$g" -eq 0 ]; then
         log=$PFC_TMP/guest.log
@@ -133,9 +138,9 @@ pfc_guest_start() {
         exec ip netns exec "$PFC_NS_S" stdbuf -oL dpdk-testpmd \
             --lcores "$lcores" --no-pci --in-memory --single-file-segments \
             -m "$PFC_GUEST_MEM" --file-prefix "pfc-guest$g-$$" \
-            --vdev "net_virtio_user0,path=$sock,queues=1,queue_size=256$server" \
-            --vdev "net_af_packet1,iface=$if0" -- \
-            -i --forward-mode=io --nb-cores=1 --txq=1 --rxq=1 \
+            --vdev "net_virtio_user0,path=$sock,queues=$q,queue_size=256$cq$server" \
+            --vdev "net_af_packet1,iface=$if0,qpairs=$q" -- \
+            -i --forward-mode=io --nb-cores=1 --txq="$q" --rxq="$q" \
             --total-num-mbufs="$PFC_GUEST_MBUFS" \
             --no-lsc-interrupt --no-flush-rx "${extra[@]}"
     ) <"$fifo" >"$log" 2>&1 &

@@ -37,7 +37,8 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        watchdog_drop watchdog_forward watchdog_no_false_alarm
        watchdog_alert_xon_storm watchdog_detection_time
        vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink
-       vhost_paused_uplink_client vhost_stuck_guest vhost_trickle_guest
+       vhost_paused_uplink_client vhost_stuck_guest vhost_queue_disabled
+       vhost_trickle_guest
        vhost_two_guests_uplink vhost_stalled_guest_other_traffic
        dcbx_willing dcbx_negotiation dcbx_lldpd)
 
@@ -2363,6 +2364,66 @@ test_vhost_stuck_guest() {
     sleep 0.5
     check "free mbufs after the guest's storm (before: $free0)" \
         "$(mempool_free)" -eq "$free0"
+    [ "$FAILS" -eq 0 ]
+}
+
+# A guest with two queue pairs stops reading while A sends it 1000 lossless
+# p3 frames through dpdk-a (which pauses A meanwhile); the one PMD thread
+# sends on vhost0's tx queue 1, so vhost0 holds them for queue pair 1.  The guest then restarts its port
+# with one queue pair, which disables pair 1 (the virtio control queue's
+# VQ_PAIRS_SET, as "ethtool -L" in a Linux guest): the held frames move,
+# ahead of anything newer, to queue pair 0, which now serves tx queue 1.
+# Once the guest reads again, C gets every frame once and in order, and
+# nothing was dropped.  Without the move, the frames stay on a queue pair
+# that nobody reads.
+test_vhost_queue_disabled() {
+    local rec held moved
+    PFC_GUEST_QUEUES=2 vhost_setup || return 1
+    rec=$PFC_TMP/rx.json
+    wait_log "State of queue 2 .* changed to 'enabled'" \
+        "the guest enabled queue pair 1" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=4000 || return 1
+    pfc_qos vhost0 pfc-enable=3 queue-size=4000 watchdog-detection-time=0 \
+        || return 1
+    start_recv_c "$rec"
+    pfc_guest_cmd_wait "stop" "Done\." || return 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" \
+        --side A --streams 1:3 --count 1000 --rate 1000
+    local stream_pid=$PFC_LAST_PID
+    sleep 1
+    held=$(vhost_held 3)
+    run_or_fail "vhost0 holds p3 frames while the guest does not read" \
+        test "${held:-0}" -gt 0
+    pfc_guest_cmd "port stop all"
+    pfc_guest_cmd "port config all rxq 1"
+    pfc_guest_cmd "port config all txq 1"
+    pfc_guest_cmd_wait "port start all" "Done\|Port 0: " 20 || return 1
+    wait_log "State of queue 2 .* changed to 'disabled'" \
+        "the guest disabled queue pair 1" || return 1
+    wait_log "the guest disabled queue pair 1: [0-9]* held packets moved" \
+        "vhost0 moved what it held for queue pair 1"
+    moved=$(grep -o "queue pair 1: [0-9]* held packets moved to queue pair 0" \
+                "$PFC_TMP/ovs-vswitchd.log" | tail -1 | awk '{ print $4 }')
+    check "held p3 frames moved to queue pair 0" "${moved:-0}" -ge "$held"
+    pfc_guest_cmd "start"
+    wait_pid "$stream_pid" 30
+    local i
+    for i in $(seq 100); do
+        [ "$(vhost_held 3)" = 0 ] && break
+        sleep 0.1
+    done
+    check "p3 frames held at vhost0 after the guest resumed" \
+        "$(vhost_held 3)" -eq 0
+    sleep 1
+    pfc_stop_pid "$RECV_PID"
+    run_or_fail "C got p3 frames 256 to 999, once each and in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 1 --first 256 \
+        --expect 744
+    pfc_stats_refresh
+    check "vhost0 pfc_hold_drops_p3" \
+        "$(pfc_stat vhost0 pfc_hold_drops_p3)" -eq 0
+    pfc_log "queue pair 1 disabled: $moved held frames moved to pair 0"
     [ "$FAILS" -eq 0 ]
 }
 
