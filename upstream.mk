@@ -11,13 +11,16 @@
 #
 # Both run the tests with -j$(nproc) and run those that failed once more
 # (--recheck).  They fail if a test fails twice and is not listed in
-# tests/upstream-known-failures.txt ("TITLE # REASON", one line per test:
-# the tests that fail on pristine Open vSwitch 3.1.0 too).
+# tests/upstream-known-failures-X.Y.txt for the Open vSwitch version X.Y
+# built ("TITLE # REASON", one line per test: the tests that fail on that
+# pristine Open vSwitch too).
 # TESTSUITEFLAGS adds flags, e.g. TESTSUITEFLAGS=-j4 or TESTSUITEFLAGS=-v.
 
-EXTRA_DIST += upstream.mk tests/upstream-known-failures.txt
+EXTRA_DIST += upstream.mk tests/upstream-known-failures-3.1.txt \
+	tests/upstream-known-failures-3.5.txt
 
-UPSTREAM_KNOWN_FAILURES = $(srcdir)/tests/upstream-known-failures.txt
+UPSTREAM_KNOWN_FAILURES = \
+	$(srcdir)/tests/upstream-known-failures-$(OVS_SERIES).txt
 
 # Keywords or title words (see "ovs/tests/testsuite --help"); a test that
 # matches any of them runs.
