@@ -39,7 +39,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "pfc.h"
-#include "userspace-tso.h"
+#include "pfc-compat.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_tx);
@@ -379,7 +379,7 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid, int vid,
           uint8_t blocked)
 {
     uint16_t port_id = pfc->port - pfc_ports;
-    bool prepare = (userspace_tso_enabled()
+    bool prepare = (pfc_tx_prepare_needed()
                     && !pfc_port_is_vhost(pfc->port));
 
     for (uint32_t tcs = t->nonempty & ~blocked; tcs; tcs &= tcs - 1) {
@@ -758,7 +758,7 @@ pfc_tx_burst(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
     int sent = 0;
 
     *n_bad = 0;
-    if (OVS_UNLIKELY(userspace_tso_enabled()) && cnt
+    if (OVS_UNLIKELY(pfc_tx_prepare_needed()) && cnt
         && !pfc_port_is_vhost(port)) {
         n = rte_eth_tx_prepare(port_id, qid, pkts, cnt);
         if (n < cnt) {

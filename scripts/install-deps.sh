@@ -1,7 +1,8 @@
 #!/bin/sh
-# Installs, with apt, every Debian 12 package needed to build Open vSwitch with
-# PFC, run its tests (python3-pytest and python3-netaddr: upstream's Python
-# unit tests in "make check-upstream") and run the demo.  Needs root.
+# Installs, with apt, every Debian package (Debian 12 or 13) needed to build
+# Open vSwitch with PFC, run its tests (python3-pytest and python3-netaddr:
+# upstream's Python unit tests in "make check-upstream") and run the demo.
+# Needs root.
 set -e
 if [ "$(id -u)" != 0 ]; then
     echo "$0: must run as root (apt-get install)" >&2

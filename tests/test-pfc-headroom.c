@@ -45,6 +45,7 @@
 #include "openvswitch/util.h"
 #include "openvswitch/vlog.h"
 #include "ovstest.h"
+#include "pfc-compat.h"
 #include "unixctl.h"
 #include "util.h"
 
@@ -724,7 +725,7 @@ serve(int argc, char *argv[])
 
     set_program_name("test-pfc-headroom");
     serve_parse_options(argc, argv);
-    daemonize_start(false);
+    pfc_daemonize_start();
     error = unixctl_server_create(NULL, &server);
     if (error) {
         ovs_fatal(error, "failed to create unixctl server");

@@ -665,9 +665,11 @@ pfc_tshark_live() {
 
 # pfc_tshark_pfc FILE: one line per PFC frame, as decoded by tshark's MAC
 # Control dissector: time src dst opcode enable-vector c0..c7-enabled
-# time[0]..time[7].
+# time[0]..time[7].  The c0..c7 flags are 1 or 0 (tshark 4 on Debian 13
+# prints booleans as True or False, tshark 3 on Debian 12 as 1 or 0).
 pfc_tshark_pfc() {
     pfc_tshark_fields
     tshark -r "$1" -Y "macc.opcode == 0x0101" -T fields -E separator=' ' \
-        "${PFC_TSHARK_FIELDS[@]}" 2>/dev/null
+        "${PFC_TSHARK_FIELDS[@]}" 2>/dev/null \
+        | sed -e 's/ True\b/ 1/g' -e 's/ False\b/ 0/g'
 }
