@@ -256,9 +256,13 @@ dpkg-deb -f "$deb" Depends | grep -q "openvswitch-common (= $ovs_version)" ||
     fail "Depends has no 'openvswitch-common (= $ovs_version)'"
 dpkg --compare-versions "$deb_version" gt "$ovs_version" ||
     fail "version $deb_version does not sort above Debian's $ovs_version"
+# The upstream version of that Open vSwitch (3.1.0 on Debian 12, 3.5.0 on
+# Debian 13): the package's version starts with it.
+ovs_upstream=${ovs_version%%-*}
+ovs_upstream_re=$(echo "$ovs_upstream" | sed 's/\./\\./g')
 case $deb_version in
-    3.1.0-*+pfc*) ;;
-    *) fail "version $deb_version does not say 3.1.0 + PFC" ;;
+    "$ovs_upstream"-*+pfc*) ;;
+    *) fail "version $deb_version does not say $ovs_upstream + PFC" ;;
 esac
 
 ## ------- ##
@@ -347,8 +351,8 @@ version_out=$(ovs-vswitchd --version 2>&1) ||
 echo "$version_out" | sed 's/^/check-deb:   /'
 echo "$version_out" | grep -Eq "$PFC_VERSION_RE" ||
     fail "ovs-vswitchd --version does not identify the PFC build"
-echo "$version_out" | grep -q '(Open vSwitch) 3\.1\.0$' ||
-    fail "ovs-vswitchd --version does not say Open vSwitch 3.1.0"
+echo "$version_out" | grep -q "(Open vSwitch) $ovs_upstream_re\$" ||
+    fail "ovs-vswitchd --version does not say Open vSwitch $ovs_upstream"
 echo "$version_out" | grep -q '^DPDK ' ||
     fail "ovs-vswitchd --version does not show DPDK"
 [ -f /usr/share/doc/$PKG/README.Debian.gz ] ||
@@ -405,8 +409,9 @@ rc=$?
 [ $rc = 1 ] || fail "ovs-pfc-headroom cable-length=1km exited with $rc, not 1"
 [ "$err" = 'cable-length="1km" is invalid: must be an integer from 0 to 100000 metres' ] ||
     fail "ovs-pfc-headroom cable-length=1km: unexpected error: $err"
-ovs-pfc-headroom --version | grep -q '^ovs-pfc-headroom (Open vSwitch) 3\.1\.0$' ||
-    fail "ovs-pfc-headroom --version does not say Open vSwitch 3.1.0"
+ovs-pfc-headroom --version |
+    grep -q "^ovs-pfc-headroom (Open vSwitch) $ovs_upstream_re\$" ||
+    fail "ovs-pfc-headroom --version does not say Open vSwitch $ovs_upstream"
 say "ovs-pfc-headroom: $(tail -n 1 "$work/headroom.out")"
 
 ## --------------------------- ##

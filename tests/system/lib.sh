@@ -663,13 +663,18 @@ pfc_tshark_live() {
     return 1
 }
 
+# pfc_tshark_bools: copies its input, with the booleans of "tshark -T
+# fields" as 1 or 0, whatever the tshark: tshark 4 (Debian 13) prints them
+# as True or False, tshark 3 (Debian 12) as 1 or 0.
+pfc_tshark_bools() {
+    sed -e 's/\bTrue\b/1/g' -e 's/\bFalse\b/0/g'
+}
+
 # pfc_tshark_pfc FILE: one line per PFC frame, as decoded by tshark's MAC
-# Control dissector: time src dst opcode enable-vector c0..c7-enabled
-# time[0]..time[7].  The c0..c7 flags are 1 or 0 (tshark 4 on Debian 13
-# prints booleans as True or False, tshark 3 on Debian 12 as 1 or 0).
+# Control dissector: time src dst opcode enable-vector c0..c7-enabled (1 or
+# 0) time[0]..time[7].
 pfc_tshark_pfc() {
     pfc_tshark_fields
     tshark -r "$1" -Y "macc.opcode == 0x0101" -T fields -E separator=' ' \
-        "${PFC_TSHARK_FIELDS[@]}" 2>/dev/null \
-        | sed -e 's/ True\b/ 1/g' -e 's/ False\b/ 0/g'
+        "${PFC_TSHARK_FIELDS[@]}" 2>/dev/null | pfc_tshark_bools
 }
