@@ -99,10 +99,16 @@ bind /sys
 bind /dev
 mkdir -p "$ROOT/run/netns"
 
-# A fresh copy of the repository's tracked files (what a clone has).
+# A fresh copy of the repository's tracked files (what a clone has), or,
+# outside a git checkout, of its files but the build products.
 rm -rf "$ROOT/root/pfc"
 mkdir -p "$ROOT/root/pfc"
-git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$ROOT/root/pfc"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$ROOT/root/pfc"
+else
+    tar --exclude=./ovs --exclude=./ovs.tmp --exclude=./deb-build -cf - . \
+        | tar -xf - -C "$ROOT/root/pfc"
+fi
 
 run() {
     chroot "$ROOT" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
