@@ -254,6 +254,11 @@ ovs_version=$(dpkg-deb -f "$deb" Depends |
     fail "Depends has no 'openvswitch-switch (= VERSION)': $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -f "$deb" Depends | grep -q "openvswitch-common (= $ovs_version)" ||
     fail "Depends has no 'openvswitch-common (= $ovs_version)'"
+# An openvswitch-switch-dpdk beside it must be that version too.
+breaks=$(dpkg-deb -f "$deb" Breaks)
+echo "$breaks" | grep -qF "openvswitch-switch-dpdk (<< $ovs_version)" &&
+    echo "$breaks" | grep -qF "openvswitch-switch-dpdk (>> $ovs_version)" ||
+    fail "Breaks does not hold openvswitch-switch-dpdk to $ovs_version: $breaks"
 dpkg --compare-versions "$deb_version" gt "$ovs_version" ||
     fail "version $deb_version does not sort above Debian's $ovs_version"
 # The upstream version of that Open vSwitch (3.1.0 on Debian 12, 3.5.0 on
