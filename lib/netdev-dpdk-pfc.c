@@ -1621,9 +1621,10 @@ pfc_ring_drain_ns(const struct pfc_port *port)
  * 'pfc' owes for each priority whose XOFF is in force, then, if
  * 'send_held', the packets each tx queue holds, on that tx queue, oldest
  * first, whether paused or not (on a vhost-user port, to the guest whose
- * device id is 'vid', read by the caller now; -1 for none).  What is not sent (no 'mp', 'send_held'
- * false, or everything from the first packet that a full ring refused for
- * 1 ms on) is freed and counted as hold drops and in tx_dropped.  Retires
+ * device id is 'vid', read by the caller now; -1 for none).  What is not
+ * sent (no 'mp', 'send_held' false, or everything from the first packet
+ * that a full ring refused for 1 ms on) is freed and counted as hold drops
+ * and in tx_dropped.  Retires
  * 'pfc'.  Returns the number of held packets freed.  Calls the driver with
  * the tx queue locks of 'pfc' held, which no PMD thread takes while the port
  * is off the PMD threads, but never with port->lock held. */

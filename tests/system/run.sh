@@ -2184,6 +2184,20 @@ vhost_held() {
     pfc_show vhost0 | awk -v p="p$1" '$1 == p { print $3 }'
 }
 
+# vhost_resume STREAM_PID: the guest reads again; waits for A's stream
+# STREAM_PID to end and for vhost0 to hold no p3 frame, and checks that.
+vhost_resume() {
+    local i
+    pfc_guest_cmd "start"
+    wait_pid "$1" 30
+    for i in $(seq 100); do
+        [ "$(vhost_held 3)" = 0 ] && break
+        sleep 0.1
+    done
+    check "p3 frames held at vhost0 after the guest resumed" \
+        "$(vhost_held 3)" -eq 0
+}
+
 # A guest that stops reading for 500 ms while A sends it a lossless p3
 # stream and a lossy p0 stream, through dpdk-a (PFC, XOFF at 8000 bytes).
 # vhost0 holds the p3 frames that the guest's full virtqueue refuses; they
@@ -2209,15 +2223,7 @@ vhost_stalled_guest() {
     run_or_fail "vhost0 holds p3 frames while the guest does not read" \
         test "$(vhost_held 3)" -gt 0
     check "vhost0 holds no p0 frame (lossy)" "$(vhost_held 0)" -eq 0
-    pfc_guest_cmd "start"
-    wait_pid "$stream_pid" 30
-    local i
-    for i in $(seq 100); do
-        [ "$(vhost_held 3)" = 0 ] && break
-        sleep 0.1
-    done
-    check "p3 frames held at vhost0 after the guest resumed" \
-        "$(vhost_held 3)" -eq 0
+    vhost_resume "$stream_pid"
     sleep 1
     pfc_stop_pid "$RECV_PID"
     pfc_tshark_stop
@@ -2423,15 +2429,7 @@ test_vhost_queue_disabled() {
     moved=$(grep -o "queue pair 1: [0-9]* held packets moved to queue pair 0" \
                 "$PFC_TMP/ovs-vswitchd.log" | tail -1 | awk '{ print $4 }')
     check "held p3 frames moved to queue pair 0" "${moved:-0}" -ge "$held"
-    pfc_guest_cmd "start"
-    wait_pid "$stream_pid" 30
-    local i
-    for i in $(seq 100); do
-        [ "$(vhost_held 3)" = 0 ] && break
-        sleep 0.1
-    done
-    check "p3 frames held at vhost0 after the guest resumed" \
-        "$(vhost_held 3)" -eq 0
+    vhost_resume "$stream_pid"
     sleep 1
     pfc_stop_pid "$RECV_PID"
     run_or_fail "C got p3 frames 256 to 999, once each and in order" \
