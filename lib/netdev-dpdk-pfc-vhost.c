@@ -208,6 +208,7 @@ netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *pfc, int qid, int to)
         freed = from->n_held;
         pfc_txq_free_held(pfc, from);
     }
+    pfc_note_holding(pfc, from);    /* Emptied: no flush is pending. */
     if (dst) {
         rte_spinlock_unlock(&dst->lock);
     }
