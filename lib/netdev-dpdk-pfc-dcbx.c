@@ -225,6 +225,7 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
     long long int now_ms = time_msec();
     uint64_t now;
 
+    pfc_ets_log_errors();
     if (now_ms < next_run) {
         return;
     }
@@ -276,6 +277,7 @@ netdev_dpdk_pfc_wait(const struct netdev_class *netdev_class OVS_UNUSED)
     if (netdev_dpdk_pfc_retiring()) {
         poll_timer_wait(10);    /* ms: how late removal completes. */
     }
+    pfc_ets_wait();
     for (int id = 0; id < RTE_MAX_ETHPORTS; id++) {
         bool active, on;
 

@@ -33,6 +33,7 @@
 #include "pfc.h"
 #include "pfc-buffer.h"
 #include "pfc-dcbx.h"
+#include "pfc-ets.h"
 #include "util.h"
 
 /* Per port state, for the life of the process (see the header): one per DPDK
@@ -235,6 +236,15 @@ struct pfc_port {
                                          * last resume. */
     uint64_t bp_stops_prio[PFC_N_PRIOS]; /* [L] Stops that priority n
                                           * started or joined. */
+
+    /* ETS (lib/pfc-ets.h): what the scheduler sent from a backlog, per
+     * traffic class, over the life of the process.  Added to once per
+     * burst by the transmit thread that sent it. */
+    atomic_uint64_t ets_pkts[PFC_N_PRIOS];
+    atomic_uint64_t ets_bytes[PFC_N_PRIOS];
+    uint64_t ets_shown[PFC_N_PRIOS];    /* ets_bytes at the last pfc/show,
+                                         * main thread. */
+    long long int ets_shown_ms;         /* time_msec() of it. */
 };
 
 extern struct pfc_port pfc_ports[PFC_N_PORTS];
@@ -277,6 +287,8 @@ struct pfc_txq {
     atomic_uint64_t tx_full_held;   /* Packets held because the tx ring was
                                      * full, since bind (idem). */
     struct pfc_buf_cache cache;     /* Shared cells taken from pfc_pool. */
+    struct pfc_ets ets;             /* Deficit round robin of its ETS
+                                     * classes. */
 
     /* vhost-user ports only, for the watchdog (pfc_wd_vq_stalled()): the
      * guest's receive queue of this queue pair. */
@@ -329,10 +341,25 @@ struct netdev_dpdk_pfc {
     int n_txq;                      /* Elements in 'txq' (0 before bind). */
     atomic_uint64_t holding;        /* Bit (qid % 64) set while tx queue
                                      * qid may hold packets. */
+
+    /* ETS (lib/pfc-ets.h). */
+    struct pfc_ets_params ets;      /* In force: written with every
+                                     * txq[].lock held, read under one. */
+    char *ets_error;                /* Why the Queue rows' ETS keys (cfg)
+                                     * are not in force, or NULL.  Main
+                                     * thread. */
+    bool ets_logged;                /* ets_error was logged. */
+    struct pfc_shaper_params sparams;   /* max-rate, set at bind. */
+    rte_spinlock_t shaper_lock;     /* Protects 'shaper': taken briefly,
+                                     * never across a driver call. */
+    struct pfc_shaper shaper;       /* The port shaper, shared by its tx
+                                     * queues. */
 };
 
 /* lib/netdev-dpdk-pfc.c. */
 void netdev_dpdk_pfc_ports_init(void);
+void pfc_ets_log_errors(void);
+void pfc_ets_wait(void);
 
 /* The shared pool of the buffer (lib/netdev-dpdk-pfc-buffer.c). */
 struct pfc_pool {

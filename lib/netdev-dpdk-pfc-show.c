@@ -30,6 +30,7 @@
 #include "packets.h"
 #include "pfc-dcbx.h"
 #include "pfc-headroom.h"
+#include "timeval.h"
 #include "unixctl.h"
 
 /* Adds the hold drops that 'pfc' counted since it was bound to 'c'. */
@@ -80,12 +81,34 @@ add_wd_stats(struct netdev_custom_stats *stats, size_t *n,
     add_stat(stats, n, name, v);
 }
 
+/* Appends the ETS counters of 'port' to 'stats', from '*n':
+ * pfc_ets_tx_packets_tcN and pfc_ets_tx_bytes_tcN (N = 0..7), what the
+ * scheduler sent of each traffic class from a backlog.  The caller made
+ * room for 2 * PFC_N_PRIOS. */
+static void
+add_ets_stats(struct netdev_custom_stats *stats, size_t *n,
+              struct pfc_port *port)
+{
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+        uint64_t v;
+
+        snprintf(name, sizeof name, "pfc_ets_tx_packets_tc%d", tc);
+        atomic_read_relaxed(&port->ets_pkts[tc], &v);
+        add_stat(stats, n, name, v);
+        snprintf(name, sizeof name, "pfc_ets_tx_bytes_tc%d", tc);
+        atomic_read_relaxed(&port->ets_bytes[tc], &v);
+        add_stat(stats, n, name, v);
+    }
+}
+
 /* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
  * pfc_rx_frames_pN, pfc_tx_frames_pN, pfc_pause_transitions_pN,
  * pfc_hold_drops_pN, pfc_rx_ignored_pN, and the watchdog's
  * pfc_wd_storms_detected_pN, pfc_wd_storms_restored_pN, pfc_wd_tx_dropped_pN,
  * pfc_wd_tx_forwarded_pN and pfc_wd_rx_dropped_pN (N = 0..7), then
- * pfc_rx_invalid_frames, pfc_rx_pause_ignored and
+ * the ETS counters (add_ets_stats()), pfc_rx_invalid_frames,
+ * pfc_rx_pause_ignored and
  * pfc_rx_unsupported_frames, and, with DCBX on, dcbx_rx_lldpdus,
  * dcbx_rx_tlvs, dcbx_rx_pfc_tlvs, dcbx_rx_errors, dcbx_rx_unsupported_tlvs,
  * dcbx_mismatches, dcbx_ageouts, dcbx_pfc_enable_oper (the operational
@@ -121,7 +144,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 12 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
+    stats->size += 14 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -152,6 +175,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
         atomic_read_relaxed(&port->wd_rx_dropped[p], &v);
         add_stat(stats, &n, name, v);
     }
+    add_ets_stats(stats, &n, port);
     add_stat(stats, &n, "pfc_rx_invalid_frames", c.rx_invalid);
     add_stat(stats, &n, "pfc_rx_pause_ignored", c.rx_pause_ignored);
     add_stat(stats, &n, "pfc_rx_unsupported_frames", c.rx_unsupported);
@@ -181,7 +205,8 @@ pfc_bp_cycles(const struct pfc_port *port, uint8_t stopped, uint64_t now)
 /* Appends the PFC counters of vhost-user port 'pfc' to 'stats':
  * pfc_hold_drops_pN, pfc_vhost_stops_pN and the watchdog's
  * pfc_wd_storms_detected_pN, pfc_wd_storms_restored_pN, pfc_wd_tx_dropped_pN
- * and pfc_wd_tx_forwarded_pN (N = 0..7), then pfc_vhost_stopped (1 while
+ * and pfc_wd_tx_forwarded_pN (N = 0..7), the ETS counters
+ * (add_ets_stats()), then pfc_vhost_stopped (1 while
  * the guest's transmit is stopped), pfc_vhost_stops and
  * pfc_vhost_stopped_ms. */
 void
@@ -213,7 +238,7 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 7 * PFC_N_PRIOS + 3;
+    stats->size += 9 * PFC_N_PRIOS + 3;
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -231,6 +256,7 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
         add_stat(stats, &n, name, v);
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
+    add_ets_stats(stats, &n, port);
     add_stat(stats, &n, "pfc_vhost_stopped", stopped != 0);
     add_stat(stats, &n, "pfc_vhost_stops", stops);
     add_stat(stats, &n, "pfc_vhost_stopped_ms",
@@ -265,6 +291,15 @@ struct pfc_show_snap {
     int n_txq;                          /* Tx queues of the QoS object. */
     uint32_t n_rxq;                     /* Rx queues of the port. */
     uint64_t now;                       /* TSC when copied. */
+    struct pfc_ets_params ets;          /* ETS in force. */
+    char ets_error[256];                /* Why the Queue rows' ETS keys are
+                                         * not in force, or "". */
+    uint64_t max_rate;                  /* Shaper in force, bit/s, or 0. */
+    uint64_t ets_pkts[PFC_N_PRIOS];     /* Sent by the scheduler. */
+    uint64_t ets_bytes[PFC_N_PRIOS];
+    uint64_t ets_prev[PFC_N_PRIOS];     /* ets_bytes at the previous
+                                         * pfc/show, and */
+    long long int ets_prev_ms;          /* when (0: never). */
 };
 
 /* Copies into 'snap' what pfc_show_port() prints of 'port', which has a
@@ -317,12 +352,83 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
                             &snap->wd_rx_dropped[n]);
     }
     snap->n_txq = pfc->n_txq;
+    snap->ets = pfc->ets;
+    ovs_strlcpy(snap->ets_error, pfc->ets_error ? pfc->ets_error : "",
+                sizeof snap->ets_error);
+    snap->max_rate = pfc->sparams.rate;
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        atomic_read_relaxed(&port->ets_pkts[tc], &snap->ets_pkts[tc]);
+        atomic_read_relaxed(&port->ets_bytes[tc], &snap->ets_bytes[tc]);
+    }
+    /* Main thread only: the interval of the "share" column. */
+    memcpy(snap->ets_prev, port->ets_shown, sizeof snap->ets_prev);
+    snap->ets_prev_ms = port->ets_shown_ms;
+    memcpy(port->ets_shown, snap->ets_bytes, sizeof port->ets_shown);
+    port->ets_shown_ms = time_msec();
     snap->pool_free = pfc_pool_free();
     atomic_read_relaxed(&port->n_rxq, &snap->n_rxq);
     snap->now = rte_get_tsc_cycles();
 }
 
 static void pfc_show_wd(struct ds *, const struct pfc_show_snap *);
+
+/* The ETS lines of "pfc/show": the port shaper, then per traffic class its
+ * TSA, TC bandwidth and DRR quantum, what the scheduler sent of it from a
+ * backlog, and its share of those bytes since the previous pfc/show. */
+static void
+pfc_show_ets(struct ds *ds, const struct pfc_show_snap *snap)
+{
+    const struct pfc_ets_params *e = &snap->ets;
+    uint64_t total = 0;
+
+    if (snap->max_rate) {
+        ds_put_format(ds, "  ets: max-rate %"PRIu64" bit/s (port shaper)\n",
+                      snap->max_rate);
+    } else {
+        ds_put_cstr(ds, "  ets: no max-rate (the link is the "
+                    "bottleneck)\n");
+    }
+    if (snap->ets_error[0]) {
+        ds_put_format(ds, "  ets: Queue keys refused: %s; the previous "
+                      "transmission selection stays in force\n",
+                      snap->ets_error);
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        total += snap->ets_bytes[tc] - snap->ets_prev[tc];
+    }
+    ds_put_format(ds, "  %-2s %-6s %5s %8s %12s %14s %6s\n", "tc", "tsa",
+                  "tc-bw", "quantum", "sched-pkts", "sched-bytes",
+                  "share");
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        bool ets = (e->ets >> tc) & 1;
+        uint64_t d = snap->ets_bytes[tc] - snap->ets_prev[tc];
+        char bw[8], quantum[16], share[16];
+
+        if (ets) {
+            snprintf(bw, sizeof bw, "%u%%", e->bw[tc]);
+            snprintf(quantum, sizeof quantum, "%"PRIu32, e->quantum[tc]);
+        } else {
+            ovs_strlcpy(bw, "-", sizeof bw);
+            ovs_strlcpy(quantum, "-", sizeof quantum);
+        }
+        if (total) {
+            snprintf(share, sizeof share, "%.1f%%", 100.0 * d / total);
+        } else {
+            ovs_strlcpy(share, "-", sizeof share);
+        }
+        ds_put_format(ds, "  %-2d %-6s %5s %8s %12"PRIu64" %14"PRIu64
+                      " %6s\n", tc, ets ? "ets" : "strict", bw, quantum,
+                      snap->ets_pkts[tc], snap->ets_bytes[tc], share);
+    }
+    if (snap->ets_prev_ms) {
+        ds_put_format(ds, "  (share: of the bytes the scheduler sent since "
+                      "the previous pfc/show, %lld ms ago)\n",
+                      time_msec() - snap->ets_prev_ms);
+    } else {
+        ds_put_cstr(ds, "  (share: of the bytes the scheduler sent since "
+                    "start)\n");
+    }
+}
 
 /* The threshold, headroom and egress bound lines of "pfc/show". */
 static void
@@ -424,6 +530,7 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
                       c->hold_drops[n], snap->occ_hdrm[n],
                       snap->hdrm_drops[n]);
     }
+    pfc_show_ets(ds, snap);
     pfc_show_wd(ds, snap);
 }
 
@@ -694,6 +801,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       snap->hdrm_drops[n]);
     }
 
+    pfc_show_ets(ds, snap);
     pfc_show_wd(ds, snap);
     pfc_show_dcbx(ds, snap);
 }

@@ -367,93 +367,184 @@ pfc_wd_drain_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     return k;
 }
 
+/* Returns the bytes that the port shaper of 'pfc' (max-rate) lets leave at
+ * TSC 'now': frames may leave while this is positive.  INT64_MAX without a
+ * shaper. */
+static inline int64_t
+pfc_shaper_grant(struct netdev_dpdk_pfc *pfc, uint64_t now)
+{
+    int64_t tokens;
+
+    if (OVS_LIKELY(!pfc->sparams.rate)) {
+        return INT64_MAX;
+    }
+    rte_spinlock_lock(&pfc->shaper_lock);
+    tokens = pfc_shaper_budget(&pfc->shaper, &pfc->sparams, now);
+    rte_spinlock_unlock(&pfc->shaper_lock);
+    return tokens;
+}
+
+/* Takes 'bytes' that left the port from its shaper, if it has one. */
+static inline void
+pfc_shaper_charge(struct netdev_dpdk_pfc *pfc, uint64_t bytes)
+{
+    if (OVS_UNLIKELY(pfc->sparams.rate) && bytes) {
+        rte_spinlock_lock(&pfc->shaper_lock);
+        pfc_shaper_take(&pfc->shaper, bytes);
+        rte_spinlock_unlock(&pfc->shaper_lock);
+    }
+}
+
+/* Of the held packets at the head of 'q', returns how many leave in one
+ * burst (at most PFC_TX_BURST): those whose lengths fit in 'budget' bytes
+ * (the scheduler's) while fewer than 'tokens' bytes (the shaper's) were
+ * taken, and always the first.  Stores them in burst[]. */
+static uint16_t
+pfc_burst_take(const struct pfc_holdq *q, uint16_t n, uint64_t budget,
+               int64_t tokens, struct rte_mbuf **burst)
+{
+    uint64_t sum = 0;
+    uint16_t k;
+
+    n = MIN(n, q->n);
+    for (k = 0; k < n; k++) {
+        const struct pfc_held *h = pfc_holdq_peek(q, k);
+
+        if (k && (sum + h->len > budget || sum >= (uint64_t) tokens)) {
+            break;
+        }
+        sum += h->len;
+        burst[k] = h->pkt;
+    }
+    return k;
+}
+
+/* Takes the 'sent' packets at the head of 'q', class 'tc' of 't', off it
+ * once they left: off the held counts and the ingress occupancy, into the
+ * counters of the watchdog and of ETS, and reports their bytes to the
+ * scheduler and to the shaper. */
+static void
+pfc_drain_sent(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int tc,
+               struct pfc_holdq *q, uint16_t sent)
+{
+    struct pfc_port *port = pfc->port;
+    uint64_t bytes = 0, left, orig;
+
+    if (!sent) {
+        return;
+    }
+    for (uint16_t i = 0; i < sent; i++) {
+        const struct pfc_held *h = pfc_holdq_peek(q, i);
+
+        bytes += h->len;
+        pfc_unhold(t, h);
+    }
+    if (OVS_UNLIKELY(t->wd_ignored)) {
+        uint64_t fwd[PFC_N_PRIOS] = { 0 };
+
+        for (uint16_t i = 0; i < sent; i++) {
+            int prio = pfc_holdq_peek(q, i)->prio;
+
+            fwd[prio] += (t->wd_ignored >> prio) & 1;
+        }
+        for (int p = 0; p < PFC_N_PRIOS; p++) {
+            pfc_count_storm(&port->wd_tx_forwarded[p], fwd[p]);
+        }
+    }
+    pfc_holdq_pop(q, sent);
+    t->n_held -= sent;
+    /* Only this thread, which holds t->lock, writes it. */
+    atomic_read_relaxed(&t->left[tc], &left);
+    atomic_store_relaxed(&t->left[tc], left + sent);
+    atomic_add_relaxed(&port->ets_pkts[tc], sent, &orig);
+    atomic_add_relaxed(&port->ets_bytes[tc], bytes, &orig);
+    pfc_ets_sent(&t->ets, &pfc->ets, tc, bytes);
+    pfc_shaper_charge(pfc, bytes);
+}
+
+/* The packet at the head of 'q', class queue of 't', fails tx preparation:
+ * frees it, logs it and counts it as a hold drop. */
+static void
+pfc_drain_bad_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                   struct pfc_holdq *q)
+{
+    const struct pfc_held *h = pfc_holdq_peek(q, 0);
+    uint64_t orig;
+
+    VLOG_WARN_RL(&rl, "%s: PFC: held packet of priority %d dropped: it "
+                 "fails tx preparation: %s", pfc->port->name, h->prio,
+                 rte_strerror(rte_errno));
+    pfc_unhold(t, h);
+    pfc_count(&t->hold_drops[h->prio], 1);
+    rte_pktmbuf_free(h->pkt);
+    pfc_holdq_pop(q, 1);
+    t->n_held--;
+    atomic_add_relaxed(&pfc->port->held_dropped, 1, &orig);
+}
+
 /* Hands the held packets of 't' (tx queue 'qid' of 'pfc') whose classes are
- * not in 'blocked' to the NIC (or to guest 'vid', pfc_xmit()), oldest
- * first.  What the tx ring refuses
- * stays held.  With userspace TSO they are prepared first
- * (rte_eth_tx_prepare()), as netdev-dpdk prepares what it sends.  A packet
- * that fails preparation is freed, logged and counted as a hold drop; the
- * packets behind it are still sent. */
+ * not in 'blocked' to the NIC (or to guest 'vid', pfc_xmit()), in the order
+ * that the ETS scheduler chooses (pfc_ets_next(): strict classes first,
+ * highest first, then the ETS classes by deficit round robin), within what
+ * the port shaper allows at TSC 'now'; in order within a class.  What the
+ * tx ring refuses stays held.  Where netdev-dpdk prepares what it sends
+ * (pfc_tx_prepare_needed()), they are prepared first
+ * (rte_eth_tx_prepare()); a packet that fails preparation is freed, logged
+ * and counted as a hold drop, and the packets behind it are still sent. */
 static void
 pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid, int vid,
-          uint8_t blocked)
+          uint8_t blocked, uint64_t now)
 {
     uint16_t port_id = pfc->port - pfc_ports;
     bool prepare = (pfc_tx_prepare_needed()
                     && !pfc_port_is_vhost(pfc->port));
 
-    for (uint32_t tcs = t->nonempty & ~blocked; tcs; tcs &= tcs - 1) {
-        int tc = raw_ctz(tcs);
-        struct pfc_holdq *q = &t->q[tc];
+    for (;;) {
+        uint8_t ready = t->nonempty & ~blocked;
+        uint32_t head_len[PFC_N_PRIOS];
+        struct rte_mbuf *burst[PFC_TX_BURST];
+        uint16_t n = PFC_TX_BURST, n_ok, sent;
+        struct pfc_holdq *q;
+        uint64_t budget;
+        int64_t tokens;
+        int tc;
 
-        while (q->n) {
-            struct rte_mbuf *burst[PFC_TX_BURST];
-            uint16_t n = MIN(q->n, PFC_TX_BURST);
-            uint16_t n_ok, sent;
+        if (!ready) {
+            return;
+        }
+        tokens = pfc_shaper_grant(pfc, now);
+        if (tokens <= 0) {
+            return;             /* The shaper's next period sends more. */
+        }
+        for (uint32_t r = ready; r; r &= r - 1) {
+            int c = raw_ctz(r);
 
-            if (OVS_UNLIKELY(t->wd_ignored)) {
-                n = pfc_wd_drain_head(pfc, t, q, n);
-                if (!n) {
-                    continue;
-                }
-            }
-            for (uint16_t i = 0; i < n; i++) {
-                burst[i] = pfc_holdq_peek(q, i)->pkt;
-            }
-            if (OVS_UNLIKELY(prepare)) {
-                n_ok = rte_eth_tx_prepare(port_id, qid, burst, n);
-            } else {
-                n_ok = n;
-            }
+            head_len[c] = pfc_holdq_peek(&t->q[c], 0)->len;
+        }
+        tc = pfc_ets_next(&t->ets, &pfc->ets, ready, head_len, &budget);
+        q = &t->q[tc];
+        if (OVS_UNLIKELY(t->wd_ignored)) {
+            n = pfc_wd_drain_head(pfc, t, q, n);
+        }
+        n = n ? pfc_burst_take(q, n, budget, tokens, burst) : 0;
+        if (n) {
+            n_ok = (OVS_UNLIKELY(prepare)
+                    ? rte_eth_tx_prepare(port_id, qid, burst, n) : n);
             sent = pfc_xmit(pfc->port, qid, vid, burst, n_ok);
             if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port))) {
                 pfc_vq_note(t, sent, n_ok);
             }
-            for (uint16_t i = 0; i < sent; i++) {
-                pfc_unhold(t, pfc_holdq_peek(q, i));
-            }
-            if (OVS_UNLIKELY(t->wd_ignored)) {
-                uint64_t fwd[PFC_N_PRIOS] = { 0 };
-
-                for (uint16_t i = 0; i < sent; i++) {
-                    int prio = pfc_holdq_peek(q, i)->prio;
-
-                    fwd[prio] += (t->wd_ignored >> prio) & 1;
-                }
-                for (int p = 0; p < PFC_N_PRIOS; p++) {
-                    pfc_count_storm(&pfc->port->wd_tx_forwarded[p], fwd[p]);
-                }
-            }
-            pfc_holdq_pop(q, sent);
-            t->n_held -= sent;
-            if (sent) {
-                uint64_t left;
-
-                /* Only this thread, which holds t->lock, writes it. */
-                atomic_read_relaxed(&t->left[tc], &left);
-                atomic_store_relaxed(&t->left[tc], left + sent);
-            }
+            pfc_drain_sent(pfc, t, tc, q, sent);
             if (sent < n_ok) {
-                return;
+                return;         /* The tx ring is full. */
             }
             if (n_ok < n) {
-                /* burst[n_ok], now at the head, fails preparation. */
-                const struct pfc_held *h = pfc_holdq_peek(q, 0);
-                uint64_t orig;
-
-                VLOG_WARN_RL(&rl, "%s: PFC: held packet of priority %d "
-                             "dropped: it fails tx preparation: %s",
-                             pfc->port->name, h->prio,
-                             rte_strerror(rte_errno));
-                pfc_unhold(t, h);
-                pfc_count(&t->hold_drops[h->prio], 1);
-                rte_pktmbuf_free(h->pkt);
-                pfc_holdq_pop(q, 1);
-                t->n_held--;
-                atomic_add_relaxed(&pfc->port->held_dropped, 1, &orig);
+                pfc_drain_bad_head(pfc, t, q);
             }
         }
-        t->nonempty &= ~(1u << tc);
+        if (!q->n) {
+            t->nonempty &= ~(1u << tc);
+        }
     }
 }
 
@@ -545,7 +636,7 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     blocked = pfc_blocked(pfc, t, now);
     if (t->n_held) {
-        pfc_drain(pfc, t, qid, vid, blocked);
+        pfc_drain(pfc, t, qid, vid, blocked, now);
         pfc_note_holding(pfc, t);
     }
     atomic_store_relaxed(&t->serviced, now);
@@ -853,12 +944,24 @@ pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                   struct rte_mbuf **pkts, int cnt, uint8_t blocked,
                   uint64_t now, struct pfc_send_tally *s)
 {
-    /* The priorities whose class is paused or already holds packets:
-     * theirs are held, behind those. */
-    uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc,
-                                       blocked | t->nonempty);
-    uint8_t wd_ignored = t->wd_ignored, wd_dropped = t->wd_dropped;
     bool vhost = pfc_port_is_vhost(pfc->port);
+    /* The priorities whose class is paused or already holds packets:
+     * theirs are held, behind those.  Every priority, while a class that
+     * may send holds packets (the tx ring or the shaper made a backlog:
+     * the ETS scheduler chooses what leaves next, pfc_drain()), or while
+     * the shaper has no tokens.  On a vhost-user port, where a lossy
+     * priority that the guest refuses is dropped rather than held, only
+     * the shaper does that. */
+    uint8_t hold_tcs = blocked | t->nonempty;
+
+    if ((!vhost && t->nonempty & ~blocked)
+        || (OVS_UNLIKELY(pfc->sparams.rate)
+            && pfc_shaper_grant(pfc, now) <= 0)) {
+        hold_tcs = 0xff;
+    }
+
+    uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, hold_tcs);
+    uint8_t wd_ignored = t->wd_ignored, wd_dropped = t->wd_dropped;
     int def = pfc->cfg.default_priority;
     struct rte_mbuf *to_free[PFC_TX_BURST];
     unsigned int n_free = 0;
@@ -1031,10 +1134,33 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     s.free = UINT64_MAX;
 
     blocked = pfc_send_service(pfc, t, mp, vid, &now);
-    kept = (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored) ? cnt
-            : pfc_send_classify(pfc, t, pkts, cnt, blocked, now, &s));
+    if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored
+                   && !pfc->sparams.rate)) {
+        kept = cnt;
+    } else {
+        if (!now) {
+            now = rte_get_tsc_cycles();
+        }
+        kept = pfc_send_classify(pfc, t, pkts, cnt, blocked, now, &s);
+    }
 
+    uint64_t offered = 0;
+
+    if (OVS_UNLIKELY(pfc->sparams.rate)) {
+        /* Read before the driver owns them. */
+        for (int i = 0; i < kept; i++) {
+            offered += rte_pktmbuf_pkt_len(pkts[i]);
+        }
+    }
     sent = pfc_tx_burst(pfc->port, qid, vid, pkts, kept, &n_bad);
+    if (OVS_UNLIKELY(offered)) {
+        /* What left, and what failed preparation: the shaper errs on the
+         * slow side. */
+        for (int i = sent; i < kept - n_bad; i++) {
+            offered -= rte_pktmbuf_pkt_len(pkts[i]);
+        }
+        pfc_shaper_charge(pfc, offered);
+    }
     s.dropped += n_bad;
     if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port)) && kept > n_bad) {
         pfc_vq_note(t, sent, kept - n_bad);

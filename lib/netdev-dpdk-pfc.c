@@ -147,6 +147,7 @@
 #include "coverage.h"
 #include "netdev-offload.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "ovs-thread.h"
@@ -207,6 +208,8 @@ netdev_dpdk_pfc_ports_init(void)
 }
 
 static void pfc_txqs_resize(struct netdev_dpdk_pfc *, int n);
+static void pfc_txqs_lock(struct netdev_dpdk_pfc *);
+static void pfc_txqs_unlock(struct netdev_dpdk_pfc *);
 
 /* Parses 'details' into a new QoS object in '*pfcp'.  Returns 0, or EINVAL
  * after logging the key at fault and its allowed range. */
@@ -231,8 +234,84 @@ netdev_dpdk_pfc_create(const struct smap *details,
     pfc = xzalloc(sizeof *pfc);
     pfc->cfg = cfg;
     pfc->keep_map = pfc_dcbx_applying;
+    pfc_ets_params_init(&pfc->ets, 0, cfg.tc_bw, ETH_PAYLOAD_MAX
+                        + ETH_HEADER_LEN + VLAN_HEADER_LEN);
+    rte_spinlock_init(&pfc->shaper_lock);
     *pfcp = pfc;
     return 0;
+}
+
+/* True if netdev_dpdk_pfc_run() has an ETS error to log. */
+static bool pfc_ets_check_due;
+
+/* Puts the ETS keys of the Queue rows (pfc->cfg.tsa_ets and tc_bw) in force
+ * if they are valid (pfc_ets_validate()).  Otherwise keeps the ETS in force
+ * and notes why, for netdev_dpdk_pfc_run() to log once the bridge has set
+ * every Queue: the bridge sets them one at a time, so that the sum of the
+ * bandwidths is checked only at the end.  Main thread. */
+static void
+pfc_ets_update(struct netdev_dpdk_pfc *pfc)
+{
+    uint32_t max_frame = (pfc->port && pfc->port->max_frame
+                          ? pfc->port->max_frame
+                          : ETH_PAYLOAD_MAX + ETH_HEADER_LEN
+                            + VLAN_HEADER_LEN);
+    struct pfc_ets_params p;
+    char *err = NULL;
+
+    if (pfc_ets_validate(pfc->cfg.tsa_ets, pfc->cfg.tc_bw, &err)) {
+        if (!pfc->ets_error || strcmp(err, pfc->ets_error)) {
+            free(pfc->ets_error);
+            pfc->ets_error = err;
+            pfc->ets_logged = false;
+            pfc_ets_check_due = true;
+        } else {
+            free(err);
+        }
+        return;
+    }
+    free(pfc->ets_error);
+    pfc->ets_error = NULL;
+    pfc_ets_params_init(&p, pfc->cfg.tsa_ets, pfc->cfg.tc_bw, max_frame);
+    if (!memcmp(&p, &pfc->ets, sizeof p)) {
+        return;
+    }
+    pfc_txqs_lock(pfc);
+    pfc->ets = p;
+    for (int i = 0; i < pfc->n_txq; i++) {
+        pfc_ets_init(&pfc->txq[i].ets);
+    }
+    pfc_txqs_unlock(pfc);
+}
+
+/* Logs, once each, why the ETS keys of the Queue rows of a port are not in
+ * force.  Main thread, from netdev_dpdk_pfc_run(). */
+void
+pfc_ets_log_errors(void)
+{
+    if (!pfc_ets_check_due) {
+        return;
+    }
+    pfc_ets_check_due = false;
+    for (int id = 0; id < PFC_N_PORTS; id++) {
+        struct netdev_dpdk_pfc *pfc = pfc_ports[id].conf;
+
+        if (pfc && pfc->ets_error && !pfc->ets_logged) {
+            VLOG_ERR("%s: QoS type pfc: %s; keeping the traffic classes' "
+                     "previous transmission selection", pfc_ports[id].name,
+                     pfc->ets_error);
+            pfc->ets_logged = true;
+        }
+    }
+}
+
+/* Wakes the main thread at once if pfc_ets_log_errors() has work. */
+void
+pfc_ets_wait(void)
+{
+    if (pfc_ets_check_due) {
+        poll_immediate_wake();
+    }
 }
 
 /* Returns the speed of the link of 'port_id', in bit/s, with '*from_link'
@@ -765,6 +844,11 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
     };
     pfc_buf_pg_params_init(&pfc->xparams.pg, &pfc->cfg, &b->thr);
     pfc_buf_egress_params_init(&pfc->eparams, &pfc->cfg);
+    rte_spinlock_lock(&pfc->shaper_lock);
+    pfc_shaper_params_init(&pfc->sparams, pfc->cfg.max_rate, port->tb.hz,
+                           b->limits.max_frame);
+    pfc_shaper_init(&pfc->shaper, &pfc->sparams, rte_get_tsc_cycles());
+    rte_spinlock_unlock(&pfc->shaper_lock);
     atomic_store_relaxed(&port->xoff_bytes_pub, pfc->thr.xoff_bytes);
     atomic_store_relaxed(&port->buf_pub,
                          pfc_buf_pub_pack(pfc->cfg.enabled,
@@ -1141,6 +1225,7 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         n_freed += pfc_txq_destroy(&pfc->txq[i], &sum);
     }
     free_cacheline(pfc->txq);
+    free(pfc->ets_error);
     if (pfc->retire_counted) {
         unsigned int orig;
 
@@ -1358,6 +1443,13 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
     if (!memcmp(cfg.tc_prios, pfc->cfg.tc_prios, sizeof cfg.tc_prios)) {
         /* The bridge sets every Queue row again at each transaction: the
          * same mapping takes no lock and allocates nothing. */
+        if (cfg.tsa_ets != pfc->cfg.tsa_ets
+            || memcmp(cfg.tc_bw, pfc->cfg.tc_bw, sizeof cfg.tc_bw)) {
+            pfc_txqs_lock(pfc);
+            pfc->cfg = cfg;
+            pfc_txqs_unlock(pfc);
+            pfc_ets_update(pfc);
+        }
         return 0;
     }
     COVERAGE_INC(pfc_remap);
@@ -1366,6 +1458,7 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
     pfc_remap_finish(&r, pfc);
+    pfc_ets_update(pfc);
     return 0;
 }
 
@@ -1384,12 +1477,13 @@ netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
     pfc_remap_finish(&r, pfc);
+    pfc_ets_update(pfc);
 }
 
 /* For dpdk_qos_ops 'qos_queue_dump_state_init': stores in 'queues' the
  * traffic classes (0..7) that Queue rows configure in the PFC object of
- * 'conf', those with priorities of their own ("priorities"), and returns
- * how many. */
+ * 'conf', those with priorities of their own ("priorities") or an ETS TSA
+ * ("tsa", "tc-bw"), and returns how many. */
 size_t
 netdev_dpdk_pfc_qos_queues(const struct qos_conf *conf,
                            uint32_t queues[NETDEV_DPDK_PFC_N_QUEUES])
@@ -1399,7 +1493,7 @@ netdev_dpdk_pfc_qos_queues(const struct qos_conf *conf,
 
     BUILD_ASSERT_DECL(NETDEV_DPDK_PFC_N_QUEUES == PFC_N_PRIOS);
     for (uint32_t tc = 0; tc < PFC_N_PRIOS; tc++) {
-        if (pfc->cfg.tc_prios[tc]) {
+        if (pfc->cfg.tc_prios[tc] || (pfc->cfg.tsa_ets >> tc) & 1) {
             queues[n++] = tc;
         }
     }
@@ -1407,8 +1501,10 @@ netdev_dpdk_pfc_qos_queues(const struct qos_conf *conf,
 }
 
 /* dpdk_qos_ops 'qos_queue_get': stores the other_config of traffic class
- * 'queue_id' ("priorities") of the PFC object of 'conf' into 'details'.
- * Returns 0, or EINVAL if 'queue_id' is not 0..7. */
+ * 'queue_id' ("priorities", "tsa" and, for an ets class, "tc-bw") of the PFC
+ * object of 'conf' into 'details': as configured, even while an invalid sum
+ * keeps the previous ETS in force (pfc/show shows both).  Returns 0, or
+ * EINVAL if 'queue_id' is not 0..7. */
 int
 netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
                               const struct qos_conf *conf)
@@ -1422,6 +1518,13 @@ netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
     pfc_format_prios(&d, pfc->cfg.tc_prios[queue_id]);
     smap_add(details, "priorities", ds_cstr(&d));
     ds_destroy(&d);
+    if ((pfc->cfg.tsa_ets >> queue_id) & 1) {
+        smap_add(details, "tsa", "ets");
+        smap_add_format(details, "tc-bw", "%"PRIu8,
+                        pfc->cfg.tc_bw[queue_id]);
+    } else {
+        smap_add(details, "tsa", "strict");
+    }
     return 0;
 }
 
@@ -1449,6 +1552,11 @@ netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
         memcpy(new->cfg.prio_to_tc, old->cfg.prio_to_tc,
                sizeof new->cfg.prio_to_tc);
     }
+    /* The ETS keys of the Queue rows, and the ETS in force, carry over
+     * until the bridge sets the Queue rows of 'new'. */
+    new->cfg.tsa_ets = old->cfg.tsa_ets;
+    memcpy(new->cfg.tc_bw, old->cfg.tc_bw, sizeof new->cfg.tc_bw);
+    new->ets = old->ets;
     map = new->cfg.prio_to_tc;
     int nn = MAX(new->n_txq, 1);
 

@@ -28,6 +28,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "pfc-buffer.h"
+#include "pfc-ets.h"
 #include "pfc-headroom.h"
 #include "smap.h"
 #include "util.h"
@@ -249,6 +250,7 @@ pfc_config_check_keys(const struct smap *details, char **errp)
         "watchdog-restoration-time",
         "watchdog-action", "dcbx", "dcbx-willing", "lldp-tx-interval",
         "dynamic-th", "egress-dynamic-th", "lossy-dynamic-th",
+        "max-rate",
     };
     struct smap_node *node;
 
@@ -269,7 +271,7 @@ pfc_config_check_keys(const struct smap *details, char **errp)
                               "watchdog-restoration-time, watchdog-action, "
                               "dcbx, dcbx-willing, lldp-tx-interval, "
                               "dynamic-th, egress-dynamic-th, "
-                              "lossy-dynamic-th)",
+                              "lossy-dynamic-th, max-rate)",
                               node->key);
             return EINVAL;
         }
@@ -342,8 +344,8 @@ pfc_config_parse_buffer(const struct smap *details, struct pfc_config *cfg,
 }
 
 /* Parses the keys of the link and the port: pause-quanta,
- * default-priority, link-speed, cable-length, headroom-model, mac-control,
- * tx-ring-size. */
+ * default-priority, link-speed, max-rate, cable-length, headroom-model,
+ * mac-control, tx-ring-size. */
 static int
 pfc_config_parse_port(const struct smap *details, struct pfc_config *cfg,
                       char **errp)
@@ -373,6 +375,14 @@ pfc_config_parse_port(const struct smap *details, struct pfc_config *cfg,
         return error;
     }
     cfg->link_speed = found ? value : 0;
+
+    error = parse_range(details, "max-rate", PFC_MAX_RATE_MIN,
+                        PFC_MAX_RATE_MAX, "bit/s (suffixes k, M, G, T)",
+                        true, &value, &found, errp);
+    if (error) {
+        return error;
+    }
+    cfg->max_rate = found ? value : 0;
 
     error = parse_range(details, "cable-length", 0, PFC_HEADROOM_CABLE_MAX,
                         "metres", false, &value, &found, errp);
@@ -521,19 +531,68 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     return 0;
 }
 
+/* Parses the ETS keys of Queue 'queue_id': "tsa" ("strict" or "ets") and
+ * "tc-bw" (1..100 percent, for an ets class only; it implies tsa=ets).
+ * Returns 0 with '*ets' and '*bw' set, or EINVAL with a message in
+ * '*errp'. */
+static int
+pfc_config_parse_tsa(const struct smap *details, uint32_t queue_id,
+                     bool *ets, uint8_t *bw, char **errp)
+{
+    const char *tsa = smap_get(details, "tsa");
+    const char *s = smap_get(details, "tc-bw");
+    unsigned int value;
+
+    if (tsa && strcmp(tsa, "strict") && strcmp(tsa, "ets")) {
+        *errp = xasprintf("queue %"PRIu32": other_config:tsa=\"%s\" is "
+                          "invalid: must be \"strict\" or \"ets\"",
+                          queue_id, tsa);
+        return EINVAL;
+    }
+    *ets = tsa ? !strcmp(tsa, "ets") : s != NULL;
+    *bw = 0;
+    if (!s) {
+        if (*ets) {
+            *errp = xasprintf("queue %"PRIu32": other_config:tsa=ets needs "
+                              "other_config:tc-bw, 1 to 100 (percent)",
+                              queue_id);
+            return EINVAL;
+        }
+        return 0;
+    }
+    if (!*ets) {
+        *errp = xasprintf("queue %"PRIu32": other_config:tc-bw applies to "
+                          "tsa=ets only: a strict class has no bandwidth "
+                          "share", queue_id);
+        return EINVAL;
+    }
+    if (!str_to_uint(s, 10, &value) || value < 1 || value > 100) {
+        *errp = xasprintf("queue %"PRIu32": other_config:tc-bw=\"%s\" is "
+                          "out of range: must be 1 to 100 (percent)",
+                          queue_id, s);
+        return EINVAL;
+    }
+    *bw = value;
+    return 0;
+}
+
 /* Applies the other_config of Queue 'queue_id', which is traffic class
- * 'queue_id' (0..7), to 'cfg'.  The only key is "priorities", the list of
- * priorities that class carries; a priority named by no queue is in the class
- * of its own number.  Returns 0, or EINVAL with a message in '*errp' for a
- * class out of range, an unknown key, a bad list, or a priority that another
- * queue already carries; 'cfg' is then unchanged. */
+ * 'queue_id' (0..7), to 'cfg'.  Keys: "priorities", the list of priorities
+ * that class carries (a priority named by no queue is in the class of its
+ * own number), and the ETS keys "tsa" and "tc-bw"
+ * (pfc_config_parse_tsa()).  Returns 0, or EINVAL with a message in
+ * '*errp' for a class out of range, an unknown key, a bad list, a priority
+ * that another queue already carries, or a bad ETS key; 'cfg' is then
+ * unchanged.  Whether the tc-bw of the ets classes sum to 100 is the
+ * caller's to check, once every Queue is set. */
 int
 pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
                      const struct smap *details, char **errp)
 {
     struct smap_node *node;
     const char *s;
-    uint8_t prios;
+    uint8_t prios, bw;
+    bool ets;
 
     *errp = NULL;
     if (queue_id >= PFC_N_PRIOS) {
@@ -542,12 +601,16 @@ pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
         return EINVAL;
     }
     SMAP_FOR_EACH (node, details) {
-        if (strcmp(node->key, "priorities")) {
+        if (strcmp(node->key, "priorities") && strcmp(node->key, "tsa")
+            && strcmp(node->key, "tc-bw")) {
             *errp = xasprintf("queue %"PRIu32": other_config:%s is not a "
-                              "key of a pfc queue (valid keys: priorities)",
-                              queue_id, node->key);
+                              "key of a pfc queue (valid keys: priorities, "
+                              "tsa, tc-bw)", queue_id, node->key);
             return EINVAL;
         }
+    }
+    if (pfc_config_parse_tsa(details, queue_id, &ets, &bw, errp)) {
+        return EINVAL;
     }
     s = smap_get_def(details, "priorities", "");
     if (!parse_prios(s, &prios)) {
@@ -569,16 +632,21 @@ pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
         }
     }
     cfg->tc_prios[queue_id] = prios;
+    cfg->tsa_ets = (cfg->tsa_ets & ~(1u << queue_id)) | (ets << queue_id);
+    cfg->tc_bw[queue_id] = bw;
     pfc_config_map(cfg);
     return 0;
 }
 
-/* Removes the priority mapping of queue 'queue_id' from 'cfg'. */
+/* Removes the priority mapping and the ETS keys of queue 'queue_id' from
+ * 'cfg': its class is strict priority again. */
 void
 pfc_config_clear_queue(struct pfc_config *cfg, uint32_t queue_id)
 {
     if (queue_id < PFC_N_PRIOS) {
         cfg->tc_prios[queue_id] = 0;
+        cfg->tsa_ets &= ~(1u << queue_id);
+        cfg->tc_bw[queue_id] = 0;
         pfc_config_map(cfg);
     }
 }
@@ -666,6 +734,9 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
                         cfg->wd_restore_ms);
     }
     smap_add(details, "watchdog-action", pfc_wd_action_name(cfg->wd_action));
+    if (cfg->max_rate) {
+        smap_add_format(details, "max-rate", "%"PRIu64, cfg->max_rate);
+    }
     if (cfg->dcbx) {
         smap_add(details, "dcbx", "ieee");
         smap_add(details, "dcbx-willing",
@@ -704,5 +775,6 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->wd_detect_ms == b->wd_detect_ms
             && a->wd_restore_ms == b->wd_restore_ms
             && a->wd_restore_default == b->wd_restore_default
-            && a->wd_action == b->wd_action);
+            && a->wd_action == b->wd_action
+            && a->max_rate == b->max_rate);
 }

@@ -557,6 +557,17 @@ struct pfc_config {
                                  * watchdog is off (then unused). */
     bool wd_restore_default;    /* True if wd_restore_ms was derived. */
     enum pfc_wd_action wd_action; /* watchdog-action (default drop). */
+    uint64_t max_rate;          /* max-rate: port shaper, bit/s,
+                                 * PFC_MAX_RATE_MIN..PFC_MAX_RATE_MAX, or 0
+                                 * (default) for none (lib/pfc-ets.h). */
+    uint8_t tsa_ets;            /* Bit tc: Queue tc has other_config:tsa=ets
+                                 * (or tc-bw); the other classes are strict
+                                 * priority, 802.1Q's default. */
+    uint8_t tc_bw[PFC_N_PRIOS]; /* tc-bw of each ets class, percent,
+                                 * 1..100; 0 for a strict class.  The sum
+                                 * over the ets classes is checked once
+                                 * every Queue is set
+                                 * (pfc_ets_validate()). */
 };
 
 /* Slots of the traffic class queue of a class that no enabled priority
