@@ -40,7 +40,8 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        vhost_paused_uplink_client vhost_stuck_guest vhost_queue_disabled
        vhost_trickle_guest
        vhost_two_guests_uplink vhost_stalled_guest_other_traffic
-       dcbx_willing dcbx_negotiation dcbx_lldpd)
+       dcbx_willing dcbx_negotiation dcbx_lldpd
+       ets_shares ets_lossless)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
@@ -2886,6 +2887,177 @@ pause_held() {
         --prio "$1" --time 0 || FAILS=$((FAILS + 1))
     echo "$n"
 }
+
+# ETS (lib/pfc-ets.h) on real frames, with the switch as the bottleneck:
+# dpdk-b's QoS has max-rate, its port shaper, as in the sch_ets selftests of
+# Linux a shaper sits in front of the scheduler.  Sources are net_pcap
+# ports that replay a file of 1000-byte frames of one priority for ever
+# (infinite_rx), faster than the shaper lets through: each class they feed
+# has a backlog.  B measures what arrives with tshark, per VLAN priority.
+
+# ets_pcap PRIO: $PFC_TMP/pPRIO.pcap, 64 frames of 1000 bytes to B, of
+# priority PRIO.
+ets_pcap() {
+    "$PFC_PY" - "$PFC_TMP/p$1.pcap" "$1" "$PFC_MAC_B" <<'PYEOF'
+import sys
+from scapy.all import Ether, Dot1Q, IP, UDP, Raw, wrpcap
+path, prio, dst = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+f = (Ether(src="02:00:00:00:0e:%02x" % prio, dst=dst)
+     / Dot1Q(vlan=0, prio=prio) / IP(src="10.0.1.%d" % (prio + 1),
+                                     dst="10.0.1.99")
+     / UDP(sport=2000 + prio, dport=9))
+f = f / Raw(b"e" * (1000 - len(f)))
+wrpcap(path, [f] * 64)
+PYEOF
+}
+
+# ets_source N PRIO: port srcN on net_pcapN replaying pPRIO.pcap for ever,
+# forwarded to dpdk-b.
+ets_source() {
+    local n=$1 prio=$2
+    [ -f "$PFC_TMP/p$prio.pcap" ] || ets_pcap "$prio" || return 1
+    pfc_vsctl add-port br0 "src$n" -- set Interface "src$n" type=dpdk \
+        "options:dpdk-devargs=net_pcap$n,rx_pcap=$PFC_TMP/p$prio.pcap,infinite_rx=1,tx_pcap=$PFC_TMP/src$n-out.pcap" \
+        ofport_request=$((10 + n)) || return 1
+    pfc_iface_ok "src$n" || return 1
+    pfc_ofctl add-flow br0 "in_port=$((10 + n)),actions=output:dpdk-b"
+}
+
+# ets_measure NAME SECONDS: captures at B for SECONDS into NAME.pcap and
+# prints one line per VLAN priority seen, "PRIO BYTES", then "total BYTES
+# BITS_PER_SECOND" (frame bytes, as the shaper counts them).
+ets_measure() {
+    local pcap=$PFC_TMP/$1.pcap
+    ip netns exec "$PFC_NS_B" tshark -q -i "$PFC_IF_B1" -f vlan \
+        -a "duration:$2" -w "$pcap" 2>"$pcap.log" || return 1
+    tshark -r "$pcap" -T fields -e vlan.priority -e frame.len \
+        -e frame.time_relative 2>/dev/null | awk -v d="$2" '
+        { b[$1] += $2; t += $2; if ($3 > last) last = $3 }
+        END { for (p in b) print p, b[p];
+              printf "total %d %.0f\n", t, (last > 0 ? t * 8 / last : 0) }' \
+        | sort
+}
+
+# ets_share FILE PRIO: the share of PRIO in the bytes of an ets_measure
+# output, 0..1.
+ets_share() {
+    awk -v p="$2" '$1 == "total" { t = $2 } $1 == p { b = $2 }
+                   END { printf "%.4f\n", t ? b / t : 0 }' "$1"
+}
+
+# ets_within VALUE WANT TOL: true if VALUE is within TOL (relative) of WANT.
+ets_within() {
+    awk -v v="$1" -v w="$2" -v t="$3" \
+        'BEGIN { d = v / w - 1; exit !(d <= t && d >= -t) }'
+}
+
+# ETS shares at a 20 Mb/s bottleneck: class 0 (p0) ets 25%, class 1 (p1)
+# ets 75%, class 5 (p5) strict.  p0 and p1 share in proportion to tc-bw,
+# within 15% as the sch_ets selftests allow; a pause of p1 gives its share to
+# p0 (work-conserving); p5, strict, takes more than 95% and leaves the ETS
+# classes less than 5%.
+test_ets_shares() {
+    local m s0 s1 s5 rate
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=1 link-speed=1G max-rate=20M || return 1
+    pfc_vsctl -- --id=@q0 create Queue other_config:priorities=0 \
+        other_config:tsa=ets other_config:tc-bw=25 \
+        -- --id=@q1 create Queue other_config:priorities=1 \
+        other_config:tsa=ets other_config:tc-bw=75 \
+        -- --id=@q5 create Queue other_config:priorities=5 \
+        other_config:tsa=strict \
+        -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:0=@q0 \
+        queues:1=@q1 queues:5=@q5 >/dev/null || return 1
+    sleep 0.5
+    pfc_show dpdk-b | grep -A9 '^  ets:'
+    ets_source 0 0 || return 1
+    ets_source 1 1 || return 1
+    sleep 1
+
+    m=$PFC_TMP/ets1.txt
+    ets_measure ets1 3 >"$m" || return 1
+    pfc_log "p0 and p1 backlogged:"; cat "$m"
+    s0=$(ets_share "$m" 0); s1=$(ets_share "$m" 1)
+    rate=$(awk '$1 == "total" { print $3 }' "$m")
+    run_or_fail "p0's share $s0 within 15% of 0.25" ets_within "$s0" 0.25 0.15
+    run_or_fail "p1's share $s1 within 15% of 0.75" ets_within "$s1" 0.75 0.15
+    run_or_fail "rate $rate bit/s within 10% of max-rate 20M" \
+        ets_within "$rate" 20000000 0.10
+
+    # B pauses p1 (lossless at dpdk-b) for 5 s, refreshed every 10 ms: its
+    # share goes to p0, and the link stays busy.
+    pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" \
+        --side B --prio 1 --time 65535 --interval 0.01 --duration 5 \
+        --xon-on-exit
+    local pause_pid=$PFC_LAST_PID
+    sleep 1
+    m=$PFC_TMP/ets2.txt
+    ets_measure ets2 3 >"$m" || return 1
+    pfc_log "p1 paused:"; cat "$m"
+    s0=$(ets_share "$m" 0); s1=$(ets_share "$m" 1)
+    rate=$(awk '$1 == "total" { print $3 }' "$m")
+    check "p0's share while p1 is paused (x1000)" \
+        "$(awk -v s="$s0" 'BEGIN { printf "%d", s * 1000 }')" -gt 950
+    run_or_fail "rate $rate bit/s while p1 is paused, within 10% of 20M" \
+        ets_within "$rate" 20000000 0.10
+    wait "$pause_pid" 2>/dev/null
+    sleep 1
+
+    # A strict class with a backlog: p5 takes the link.
+    ets_source 2 5 || return 1
+    sleep 1
+    m=$PFC_TMP/ets3.txt
+    ets_measure ets3 3 >"$m" || return 1
+    pfc_log "p5 (strict) backlogged too:"; cat "$m"
+    s5=$(ets_share "$m" 5)
+    s0=$(ets_share "$m" 0); s1=$(ets_share "$m" 1)
+    check "p5's share, strict (x1000)" \
+        "$(awk -v s="$s5" 'BEGIN { printf "%d", s * 1000 }')" -gt 950
+    check "p0 and p1's share under strict p5 (x1000)" \
+        "$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%d", (a + b) * 1000 }')" \
+        -lt 50
+    pfc_show dpdk-b | grep -A11 '^  ets:'
+    pfc_stats_refresh
+    check "dpdk-b pfc_ets_tx_packets_tc5" \
+        "$(pfc_stat dpdk-b pfc_ets_tx_packets_tc5)" -gt 0
+    check "dpdk-b pfc_ets_tx_packets_tc0" \
+        "$(pfc_stat dpdk-b pfc_ets_tx_packets_tc0)" -gt 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# A lossless class under ETS at a bottleneck: p3 (lossless, ets 50%) from A,
+# which honours the switch's PFC frames, shares a 10 Mb/s max-rate with a
+# lossy p0 source (ets 50%) that never lets up, while B pauses p3 four
+# times.  Every p3 frame arrives once and in order (the lossless scenario),
+# no p3 packet is dropped at dpdk-b, and the lossy class loses what the
+# shaper cannot carry.
+test_ets_lossless() {
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=16000 \
+        xon-threshold=8000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=1G max-rate=10M || return 1
+    pfc_vsctl -- --id=@q0 create Queue other_config:priorities=0 \
+        other_config:tc-bw=50 \
+        -- --id=@q3 create Queue other_config:priorities=3 \
+        other_config:tc-bw=50 \
+        -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:0=@q0 \
+        queues:3=@q3 >/dev/null || return 1
+    ets_source 0 0 || return 1
+    sleep 1
+    run_or_fail "scenario (p3 lossless under ETS at 10 Mb/s)" \
+        pfc_scenario lossless --speed-a 1G --speed-b 1G --rate 2000 \
+        --cycles 4 --pause-ms 300 --resume-ms 300
+    pfc_show dpdk-b | grep -A11 '^  ets:'
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "dpdk-b pfc_hold_drops_p0 (lossy, beyond the shaper)" \
+        "$(pfc_stat dpdk-b pfc_hold_drops_p0)" -gt 0
+    check "dpdk-b pfc_ets_tx_packets_tc3" \
+        "$(pfc_stat dpdk-b pfc_ets_tx_packets_tc3)" -gt 0
+    [ "$FAILS" -eq 0 ]
+}
+
 
 # A willing port adopts the vector of a partner that is not willing (scapy
 # LLDPDUs, TTL 6 s): real PFC frames then pause priority 4, the adopted
