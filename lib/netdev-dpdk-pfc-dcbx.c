@@ -101,7 +101,9 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
  * sends (pfc_tx_lldp()), with a Time To Live of 'ttl' seconds (0: a
  * shutdown LLDPDU).  It advertises the administrative vector and the
  * willing bit, as IEEE 802.1Q-2018 clause 38 (symmetric attribute passing)
- * and lldpad do, and a PFC cap of 8.  The caller holds port->lock. */
+ * and lldpad do, and a PFC cap of 8; the operational ETS configuration
+ * (ETS Configuration TLV) and the Queue rows' ETS as a recommendation (ETS
+ * Recommendation TLV).  The caller holds port->lock. */
 static void
 pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
 {
@@ -113,7 +115,9 @@ pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
 
     port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
                                       sizeof port->lldp_frame, port->mac,
-                                      port->name, ttl, &tlv);
+                                      port->name, ttl, &tlv,
+                                      &port->dcbx.ets_oper,
+                                      &port->dcbx_params.ets_admin);
     atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
 }
 
@@ -135,6 +139,40 @@ pfc_dcbx_stop(struct pfc_port *port)
     rte_spinlock_lock(&port->lock);
     pfc_dcbx_stop__(port);
     rte_spinlock_unlock(&port->lock);
+}
+
+/* The ETS that 'pfc' recommends to its partner and runs unless it adopts
+ * the partner's: its Queue rows' (pfc->ets_admin), with their priority to
+ * traffic class map, into '*t'. */
+void
+pfc_ets_admin_tlv(const struct netdev_dpdk_pfc *pfc, struct pfc_ets_tlv *t)
+{
+    memset(t, 0, sizeof *t);
+    t->willing = pfc->cfg.dcbx_willing;
+    t->max_tcs = 8;
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        t->prio_tc[n] = pfc->cfg.prio_to_tc[n];
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        bool ets = (pfc->ets_admin.ets >> tc) & 1;
+
+        t->tsa[tc] = ets ? PFC_TSA_ETS : PFC_TSA_STRICT;
+        t->bw[tc] = ets ? pfc->ets_admin.bw[tc] : 0;
+    }
+}
+
+/* Scheduling parameters for the ETS configuration '*t' (its TSA and TC
+ * bandwidth; pfc_dcbx_ets_decide() checked them). */
+void
+pfc_ets_params_from_tlv(struct pfc_ets_params *p, const struct pfc_ets_tlv *t,
+                        uint32_t max_frame)
+{
+    uint8_t ets = 0;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        ets |= (t->tsa[tc] == PFC_TSA_ETS) << tc;
+    }
+    pfc_ets_params_init(p, ets, t->bw, max_frame);
 }
 
 /* DCBX part of binding 'pfc' to 'port' (pfc_bind__()), under port->lock:
@@ -168,12 +206,15 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
         .tx_interval = pfc->cfg.lldp_tx_interval,
     };
 
+    pfc_ets_admin_tlv(pfc, &dp.ets_admin);
     if (!was_on) {
         pfc_dcbx_init(&port->dcbx, &dp, now);
         port->dcbx_error = NULL;
     } else if (dp.willing != port->dcbx_params.willing
                || dp.admin != port->dcbx_params.admin
-               || dp.tx_interval != port->dcbx_params.tx_interval) {
+               || dp.tx_interval != port->dcbx_params.tx_interval
+               || memcmp(&dp.ets_admin, &port->dcbx_params.ets_admin,
+                         sizeof dp.ets_admin)) {
         pfc_dcbx_reconfigure(&port->dcbx, &dp, port->mac, now);
     } else if (!first) {
         /* The port was reconfigured or its link came up: fast start
@@ -184,6 +225,11 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
     if (first) {
         pfc->cfg.enabled = port->dcbx.oper;
         port->dcbx_changed = false;
+        if (port->dcbx.ets_adopted) {
+            /* No thread uses 'pfc' yet: no tx queue lock needed. */
+            pfc_ets_params_from_tlv(&pfc->ets, &port->dcbx.ets_oper,
+                                    port->max_frame);
+        }
     }
     atomic_store_relaxed(&port->dcbx_on, true);
 }
@@ -254,8 +300,17 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
         }
         apply = port->dcbx_changed;
         port->dcbx_changed = false;
+        bool ets_changed = port->dcbx.ets_changed;
+        bool ets_adopted = port->dcbx.ets_adopted;
         ovs_strlcpy(name, port->name, sizeof name);
         rte_spinlock_unlock(&port->lock);
+
+        if (ets_changed && port->conf) {
+            VLOG_INFO("%s: DCBX: operational ETS: %s", name,
+                      ets_adopted ? "the partner's recommendation"
+                      : "the Queue rows' (other_config:tsa, tc-bw)");
+            pfc_ets_update(port->conf);
+        }
 
         if (old != oper) {
             VLOG_INFO("%s: DCBX: the partner's Time To Live ran out: "

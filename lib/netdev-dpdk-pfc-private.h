@@ -345,6 +345,10 @@ struct netdev_dpdk_pfc {
     /* ETS (lib/pfc-ets.h). */
     struct pfc_ets_params ets;      /* In force: written with every
                                      * txq[].lock held, read under one. */
+    struct pfc_ets_params ets_admin;    /* The Queue rows' ETS, last valid:
+                                         * in force unless DCBX adopted the
+                                         * partner's recommendation.  Main
+                                         * thread. */
     char *ets_error;                /* Why the Queue rows' ETS keys (cfg)
                                      * are not in force, or NULL.  Main
                                      * thread. */
@@ -360,6 +364,7 @@ struct netdev_dpdk_pfc {
 void netdev_dpdk_pfc_ports_init(void);
 void pfc_ets_log_errors(void);
 void pfc_ets_wait(void);
+void pfc_ets_update(struct netdev_dpdk_pfc *);
 
 /* The shared pool of the buffer (lib/netdev-dpdk-pfc-buffer.c). */
 struct pfc_pool {
@@ -498,6 +503,9 @@ void pfc_tx_lldp(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *);
 void pfc_dcbx_stop__(struct pfc_port *);
 void pfc_dcbx_stop(struct pfc_port *);
 void pfc_dcbx_bind(struct netdev_dpdk_pfc *, struct pfc_port *, bool first);
+void pfc_ets_admin_tlv(const struct netdev_dpdk_pfc *, struct pfc_ets_tlv *);
+void pfc_ets_params_from_tlv(struct pfc_ets_params *,
+                             const struct pfc_ets_tlv *, uint32_t max_frame);
 
 /* Small helpers of the transmit path that several files use. */
 

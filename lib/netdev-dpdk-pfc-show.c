@@ -586,6 +586,35 @@ pfc_show_nic(struct ds *ds, const struct pfc_mac_control_answers *a)
 }
 
 /* The DCBX lines of "pfc/show" of an ethernet port with dcbx=ieee. */
+/* One line of "pfc/show" for the ETS TLV 't', labelled 'what': the willing
+ * bit (if 'config', an ETS Configuration TLV), then per priority its
+ * traffic class, per traffic class its bandwidth and TSA. */
+static void
+pfc_show_ets_tlv(struct ds *ds, const char *what, const struct pfc_ets_tlv *t,
+                 bool config)
+{
+    ds_put_format(ds, "  %s:", what);
+    if (config) {
+        ds_put_format(ds, " willing %s,", t->willing ? "yes" : "no");
+    }
+    ds_put_cstr(ds, " priority->tc");
+    for (int n = 0; n < 8; n++) {
+        ds_put_format(ds, "%c%d", n ? ',' : ' ', t->prio_tc[n]);
+    }
+    ds_put_cstr(ds, ", tc-bw %");
+    for (int n = 0; n < 8; n++) {
+        ds_put_format(ds, "%c%d", n ? ',' : ' ', t->bw[n]);
+    }
+    ds_put_cstr(ds, ", tsa");
+    for (int n = 0; n < 8; n++) {
+        ds_put_format(ds, "%c%s", n ? ',' : ' ',
+                      t->tsa[n] == PFC_TSA_STRICT ? "strict"
+                      : t->tsa[n] == PFC_TSA_ETS ? "ets"
+                      : t->tsa[n] == 1 ? "cbs" : "vendor");
+    }
+    ds_put_char(ds, '\n');
+}
+
 static void
 pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
 {
@@ -627,30 +656,28 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
                       ETH_ADDR_ARGS(d->partner_mac),
                       port->tb.hz ? left / port->tb.hz : 0);
         if (d->last.has_ets) {
-            ds_put_format(ds, "  dcbx partner ets (display only): willing "
-                          "%s, priority->tc", d->last.ets_willing
-                          ? "yes" : "no");
-            for (int n = 0; n < 8; n++) {
-                ds_put_format(ds, "%c%d", n ? ',' : ' ',
-                              d->last.ets_prio_tc[n]);
-            }
-            ds_put_cstr(ds, ", bandwidth %");
-            for (int n = 0; n < 8; n++) {
-                ds_put_format(ds, "%c%d", n ? ',' : ' ', d->last.ets_bw[n]);
-            }
-            ds_put_cstr(ds, ", tsa");
-            for (int n = 0; n < 8; n++) {
-                ds_put_format(ds, "%c%d", n ? ',' : ' ', d->last.ets_tsa[n]);
-            }
-            ds_put_char(ds, '\n');
+            pfc_show_ets_tlv(ds, "dcbx partner ets", &d->last.ets, true);
+        }
+        if (d->last.has_ets_rec) {
+            pfc_show_ets_tlv(ds, "dcbx partner ets recommendation",
+                             &d->last.ets_rec, false);
         }
     }
+    pfc_show_ets_tlv(ds, "dcbx ets recommended",
+                     &port->dcbx_params.ets_admin, false);
+    ds_put_format(ds, "  dcbx ets operational: %s%s%s\n",
+                  d->ets_adopted ? "the partner's recommendation"
+                  : "the Queue rows'",
+                  d->ets_refused ? "; the partner's recommendation is not "
+                  "adopted: " : "", d->ets_refused ? d->ets_refused : "");
     ds_put_format(ds, "  dcbx counters: rx lldpdus %"PRIu64", tlvs %"PRIu64
                   ", pfc tlvs %"PRIu64", errors %"PRIu64", unsupported %"
                   PRIu64", mismatches %"PRIu64", ageouts %"PRIu64
+                  ", ets recommendations not adopted %"PRIu64
                   ", tx lldpdus %"PRIu64"\n", d->rx_lldpdus, d->rx_tlvs,
                   d->rx_pfc_tlvs, d->rx_errors, d->rx_unsupported,
-                  d->mismatches, d->ageouts, d->tx_lldpdus);
+                  d->mismatches, d->ageouts, d->rx_ets_rec_refused,
+                  d->tx_lldpdus);
     if (port->dcbx_error) {
         ds_put_format(ds, "  dcbx last malformed LLDPDU: %s\n",
                       port->dcbx_error);

@@ -236,6 +236,7 @@ netdev_dpdk_pfc_create(const struct smap *details,
     pfc->keep_map = pfc_dcbx_applying;
     pfc_ets_params_init(&pfc->ets, 0, cfg.tc_bw, ETH_PAYLOAD_MAX
                         + ETH_HEADER_LEN + VLAN_HEADER_LEN);
+    pfc->ets_admin = pfc->ets;
     rte_spinlock_init(&pfc->shaper_lock);
     *pfcp = pfc;
     return 0;
@@ -244,12 +245,15 @@ netdev_dpdk_pfc_create(const struct smap *details,
 /* True if netdev_dpdk_pfc_run() has an ETS error to log. */
 static bool pfc_ets_check_due;
 
-/* Puts the ETS keys of the Queue rows (pfc->cfg.tsa_ets and tc_bw) in force
- * if they are valid (pfc_ets_validate()).  Otherwise keeps the ETS in force
- * and notes why, for netdev_dpdk_pfc_run() to log once the bridge has set
+/* Puts in force the ETS that 'pfc' should run: the partner's
+ * recommendation if DCBX adopted it (lib/pfc-dcbx.h), else the ETS keys of
+ * the Queue rows (pfc->cfg.tsa_ets and tc_bw) if they are valid
+ * (pfc_ets_validate()).  Invalid keys leave the last valid ones in place
+ * and are noted, for netdev_dpdk_pfc_run() to log once the bridge has set
  * every Queue: the bridge sets them one at a time, so that the sum of the
- * bandwidths is checked only at the end.  Main thread. */
-static void
+ * bandwidths is checked only at the end.  With DCBX on, what the port
+ * recommends to its partner follows the Queue rows.  Main thread. */
+void
 pfc_ets_update(struct netdev_dpdk_pfc *pfc)
 {
     uint32_t max_frame = (pfc->port && pfc->port->max_frame
@@ -268,11 +272,39 @@ pfc_ets_update(struct netdev_dpdk_pfc *pfc)
         } else {
             free(err);
         }
-        return;
+    } else {
+        free(pfc->ets_error);
+        pfc->ets_error = NULL;
+        pfc_ets_params_init(&pfc->ets_admin, pfc->cfg.tsa_ets,
+                            pfc->cfg.tc_bw, max_frame);
     }
-    free(pfc->ets_error);
-    pfc->ets_error = NULL;
-    pfc_ets_params_init(&p, pfc->cfg.tsa_ets, pfc->cfg.tc_bw, max_frame);
+    p = pfc->ets_admin;
+
+    struct pfc_port *port = pfc->port;
+    bool dcbx_on = false;
+
+    if (port) {
+        atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
+    }
+    if (dcbx_on) {
+        struct pfc_ets_tlv admin;
+
+        pfc_ets_admin_tlv(pfc, &admin);
+        rte_spinlock_lock(&port->lock);
+        if (port->conf == pfc) {
+            if (memcmp(&admin, &port->dcbx_params.ets_admin, sizeof admin)) {
+                port->dcbx_params.ets_admin = admin;
+                port->dcbx_changed |= pfc_dcbx_reconfigure(
+                    &port->dcbx, &port->dcbx_params, port->mac,
+                    rte_get_tsc_cycles());
+            }
+            port->dcbx.ets_changed = false;
+            if (port->dcbx.ets_adopted) {
+                pfc_ets_params_from_tlv(&p, &port->dcbx.ets_oper, max_frame);
+            }
+        }
+        rte_spinlock_unlock(&port->lock);
+    }
     if (!memcmp(&p, &pfc->ets, sizeof p)) {
         return;
     }
@@ -1557,6 +1589,7 @@ netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
     new->cfg.tsa_ets = old->cfg.tsa_ets;
     memcpy(new->cfg.tc_bw, old->cfg.tc_bw, sizeof new->cfg.tc_bw);
     new->ets = old->ets;
+    new->ets_admin = old->ets_admin;
     map = new->cfg.prio_to_tc;
     int nn = MAX(new->n_txq, 1);
 

@@ -37,6 +37,7 @@ enum {
 #define OUI_8021 0x0080c2
 #define OUI_CEE 0x001b21        /* Pre-standard CEE DCBX. */
 #define SUBTYPE_ETS_CONFIG 0x09
+#define SUBTYPE_ETS_REC 0x0a
 #define SUBTYPE_PFC_CONFIG 0x0b
 #define PFC_TLV_LEN 6           /* OUI, subtype, 2 octets. */
 #define ETS_TLV_LEN 25          /* OUI, subtype, 21 octets. */
@@ -56,6 +57,44 @@ static uint32_t
 get_oui(const uint8_t *p)
 {
     return ((uint32_t) p[0] << 16) | ((uint32_t) p[1] << 8) | p[2];
+}
+
+/* Parses the value 'v' (ETS_TLV_LEN octets from the OUI) of an ETS
+ * Configuration or Recommendation TLV into '*t'. */
+static void
+ets_tlv_parse(const uint8_t *v, struct pfc_ets_tlv *t)
+{
+    t->willing = (v[4] & 0x80) != 0;
+    t->cbs = (v[4] & 0x40) != 0;
+    t->max_tcs = (v[4] & 0x07) ? v[4] & 0x07 : 8;
+    for (int i = 0; i < 8; i++) {
+        uint8_t b = v[5 + i / 2];
+
+        t->prio_tc[i] = i % 2 ? b & 0x0f : b >> 4;
+        t->bw[i] = v[9 + i];
+        t->tsa[i] = v[17 + i];
+    }
+}
+
+/* Puts the value of an ETS TLV of 'subtype' for '*t' into 'v'
+ * (ETS_TLV_LEN octets). */
+static void
+ets_tlv_put(uint8_t *v, uint8_t subtype, const struct pfc_ets_tlv *t)
+{
+    v[0] = OUI_8021 >> 16;
+    v[1] = (OUI_8021 >> 8) & 0xff;
+    v[2] = OUI_8021 & 0xff;
+    v[3] = subtype;
+    v[4] = (subtype == SUBTYPE_ETS_CONFIG
+            ? ((t->willing ? 0x80 : 0) | (t->cbs ? 0x40 : 0)
+               | (t->max_tcs & 0x07))
+            : 0);
+    for (int i = 0; i < 4; i++) {
+        v[5 + i] = ((t->prio_tc[2 * i] & 0x0f) << 4
+                    | (t->prio_tc[2 * i + 1] & 0x0f));
+    }
+    memcpy(&v[9], t->bw, 8);
+    memcpy(&v[17], t->tsa, 8);
 }
 
 /* Parses the LLDPDU in the 'len' octets at 'lldpdu' (the frame after its
@@ -175,14 +214,13 @@ pfc_lldpdu_parse(const void *lldpdu, size_t len, struct pfc_lldpdu *du,
             } else if (oui == OUI_8021 && subtype == SUBTYPE_ETS_CONFIG
                        && tlen == ETS_TLV_LEN && !du->has_ets) {
                 du->has_ets = true;
-                du->ets_willing = (v[4] & 0x80) != 0;
-                for (int i = 0; i < 8; i++) {
-                    uint8_t b = v[5 + i / 2];
-
-                    du->ets_prio_tc[i] = i % 2 ? b & 0x0f : b >> 4;
-                    du->ets_bw[i] = v[9 + i];
-                    du->ets_tsa[i] = v[17 + i];
-                }
+                ets_tlv_parse(v, &du->ets);
+            } else if (oui == OUI_8021 && subtype == SUBTYPE_ETS_REC
+                       && tlen == ETS_TLV_LEN && !du->has_ets_rec) {
+                du->has_ets_rec = true;
+                ets_tlv_parse(v, &du->ets_rec);
+                du->ets_rec.willing = du->ets_rec.cbs = false;
+                du->ets_rec.max_tcs = 0;
             } else {
                 /* Any other, or an ETS TLV of a bad length: unsupported,
                  * and harmless to DCBX. */
@@ -219,16 +257,20 @@ put_tlv(uint8_t *p, size_t *ofs, int type, const void *value, uint16_t len)
  * of an LLDPDU sent from MAC address 'src' on the port named 'port_name'
  * (its first 255 octets) with a Time To Live of 'ttl' seconds: Chassis ID
  * (subtype MAC address, 'src'), Port ID (subtype interface name), TTL, the
- * PFC Configuration TLV 'pfc' and End, padded with zeros to the 60-octet
- * minimum.  Returns its length in octets, or 0 if 'size' is too small (a
- * frame needs at most PFC_LLDP_FRAME_MAX octets). */
+ * ETS Configuration TLV 'ets_config' and the ETS Recommendation TLV
+ * 'ets_rec' (each if nonnull), the PFC Configuration TLV 'pfc' and End,
+ * padded with zeros to the 60-octet minimum.  Returns its length in octets,
+ * or 0 if 'size' is too small (a frame needs at most PFC_LLDP_FRAME_MAX
+ * octets). */
 size_t
 pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
                  const char *port_name, uint16_t ttl,
-                 const struct pfc_dcbx_tlv *pfc)
+                 const struct pfc_dcbx_tlv *pfc,
+                 const struct pfc_ets_tlv *ets_config,
+                 const struct pfc_ets_tlv *ets_rec)
 {
     size_t name_len = MIN(strlen(port_name), 255);
-    uint8_t id[256], ttl_be[2], org[PFC_TLV_LEN];
+    uint8_t id[256], ttl_be[2], org[ETS_TLV_LEN];
     uint8_t *p = frame;
     size_t ofs = 0;
 
@@ -236,6 +278,8 @@ pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
                 + 2 + 1 + ETH_ADDR_LEN      /* Chassis ID. */
                 + 2 + 1 + name_len          /* Port ID. */
                 + 2 + 2                     /* Time To Live. */
+                + (ets_config ? 2 + ETS_TLV_LEN : 0)
+                + (ets_rec ? 2 + ETS_TLV_LEN : 0)
                 + 2 + PFC_TLV_LEN           /* PFC Configuration. */
                 + 2)                        /* End. */
         || size < ETH_TOTAL_MIN) {
@@ -259,6 +303,14 @@ pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
     ttl_be[1] = ttl & 0xff;
     put_tlv(p, &ofs, TLV_TTL, ttl_be, 2);
 
+    if (ets_config) {
+        ets_tlv_put(org, SUBTYPE_ETS_CONFIG, ets_config);
+        put_tlv(p, &ofs, TLV_ORG, org, ETS_TLV_LEN);
+    }
+    if (ets_rec) {
+        ets_tlv_put(org, SUBTYPE_ETS_REC, ets_rec);
+        put_tlv(p, &ofs, TLV_ORG, org, ETS_TLV_LEN);
+    }
     org[0] = OUI_8021 >> 16;
     org[1] = (OUI_8021 >> 8) & 0xff;
     org[2] = OUI_8021 & 0xff;
@@ -326,8 +378,79 @@ pfc_dcbx_decide(const struct pfc_dcbx_params *params, struct eth_addr local,
     return oper;
 }
 
+/* Decides the operational ETS configuration of a port configured by
+ * 'params', given its partner's ETS Recommendation TLV 'partner_rec' (NULL
+ * if there is no partner or it sent none): the recommendation if the port
+ * is willing and can run it, else params->ets_admin.  Stores it in '*oper'
+ * and returns true if it is the partner's.  Sets '*why' to why a
+ * recommendation was refused, or NULL. */
+bool
+pfc_dcbx_ets_decide(const struct pfc_dcbx_params *params,
+                    const struct pfc_ets_tlv *partner_rec,
+                    struct pfc_ets_tlv *oper, const char **why)
+{
+    unsigned int sum = 0;
+    bool any_ets = false;
+
+    *why = NULL;
+    *oper = params->ets_admin;
+    if (!params->willing || !partner_rec) {
+        return false;
+    }
+    for (int tc = 0; tc < 8; tc++) {
+        if (partner_rec->tsa[tc] == 2) {
+            if (!partner_rec->bw[tc]) {
+                *why = "an ETS traffic class with 0% bandwidth";
+                return false;
+            }
+            sum += partner_rec->bw[tc];
+            any_ets = true;
+        } else if (partner_rec->tsa[tc] != 0) {
+            *why = "a TSA other than strict priority and ETS";
+            return false;
+        }
+    }
+    if (any_ets && sum != 100) {
+        *why = "ETS bandwidths that do not sum to 100%";
+        return false;
+    }
+    memcpy(oper->bw, partner_rec->bw, sizeof oper->bw);
+    memcpy(oper->tsa, partner_rec->tsa, sizeof oper->tsa);
+    for (int tc = 0; tc < 8; tc++) {
+        if (oper->tsa[tc] != 2) {
+            oper->bw[tc] = 0;
+        }
+    }
+    return true;
+}
+
+/* Recomputes the ETS decision of 'dcbx' (pfc_dcbx_ets_decide()), setting
+ * dcbx->ets_changed if the operational ETS configuration changed. */
+static void
+pfc_dcbx_update_ets(struct pfc_dcbx *dcbx,
+                    const struct pfc_dcbx_params *params)
+{
+    bool has = dcbx->partner && dcbx->last.has_ets_rec;
+    struct pfc_ets_tlv oper;
+    const char *why;
+    bool adopted;
+
+    adopted = pfc_dcbx_ets_decide(params, has ? &dcbx->last.ets_rec : NULL,
+                                  &oper, &why);
+    oper.willing = params->willing;
+    oper.max_tcs = 8;
+    if (adopted != dcbx->ets_adopted
+        || memcmp(&oper, &dcbx->ets_oper, sizeof oper)) {
+        dcbx->ets_changed = true;
+    }
+    dcbx->ets_adopted = adopted;
+    dcbx->ets_oper = oper;
+    dcbx->ets_refused = why;
+}
+
 /* Recomputes the decision of 'dcbx'; returns true if the operational vector
- * changed. */
+ * changed (and sets dcbx->ets_changed if the operational ETS configuration
+ * did). */
 static bool
 pfc_dcbx_update(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
                 struct eth_addr local)
@@ -335,6 +458,8 @@ pfc_dcbx_update(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
     bool has = dcbx->partner && dcbx->last.has_pfc;
     uint8_t old = dcbx->oper;
     bool mismatch;
+
+    pfc_dcbx_update_ets(dcbx, params);
 
     dcbx->oper = pfc_dcbx_decide(params, local,
                                  has ? &dcbx->last.pfc : NULL,
@@ -356,6 +481,7 @@ pfc_dcbx_init(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
     memset(dcbx, 0, sizeof *dcbx);
     dcbx->oper = params->admin;
     dcbx->source = PFC_DCBX_ADMIN;
+    pfc_dcbx_update_ets(dcbx, params);
     pfc_dcbx_fast_start(dcbx, now);
 }
 
@@ -394,6 +520,14 @@ pfc_dcbx_rx(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
     dcbx->rx_tlvs += du.n_tlvs;
     dcbx->rx_pfc_tlvs += du.has_pfc;
     dcbx->rx_unsupported += du.n_unsupported;
+    if (du.has_ets_rec && params->willing) {
+        struct pfc_ets_tlv oper;
+        const char *refused;
+
+        if (!pfc_dcbx_ets_decide(params, &du.ets_rec, &oper, &refused)) {
+            dcbx->rx_ets_rec_refused++;
+        }
+    }
     if (!du.ttl) {
         dcbx->partner = false;
     } else {

@@ -43,7 +43,18 @@
  *              have PFC enabled at once, 0 to 8)
  *     octet 2: PFC enable, bit n for priority n
  *
- *   The ETS Configuration TLV (subtype 0x09) is decoded for display only.
+ *   The ETS Configuration TLV (subtype 0x09, D.2.9) and the ETS
+ *   Recommendation TLV (subtype 0x0A, D.2.10) are of length 25: OUI,
+ *   subtype, then
+ *
+ *     octet 1: Configuration: bit 7 Willing, bit 6 CBS, bits 5-3 reserved,
+ *              bits 2-0 Max TCs (0 means 8); Recommendation: reserved
+ *     octets 2-5: Priority Assignment Table, 4 bits per priority, priority
+ *              0 in the high nibble of octet 2: its traffic class
+ *     octets 6-13: TC Bandwidth Table, percent per traffic class
+ *     octets 14-21: TSA Assignment Table per traffic class (0 strict
+ *              priority, 1 credit-based shaper, 2 ETS, 255 vendor)
+ *
  *   A TLV of the pre-standard CEE DCBX (OUI 00-1B-21) is counted as
  *   unsupported.
  *
@@ -69,6 +80,19 @@
  * The port advertises its administrative vector and willing bit, as
  * lldpad does: what it adopted is its partner's own advertisement.
  *
+ * ETS (802.1Q-2018 37.1, D.2.9.3 and D.2.10) is asymmetric, unlike PFC: a
+ * port sends its operational ETS configuration in the ETS Configuration
+ * TLV, with its willing bit, and what it recommends its partner use in the
+ * ETS Recommendation TLV (its administrative configuration, the Queue
+ * rows' keys).  A willing port whose partner sends a Recommendation TLV
+ * makes it its operational configuration; otherwise its own is in force.
+ * Both ends may be willing: each then runs its partner's recommendation.
+ * This switch adopts the TSA and TC bandwidth of each traffic class; its
+ * priority to traffic class map stays the one of its Queue rows (shown
+ * beside the partner's).  A recommendation this switch cannot run (a TSA
+ * other than strict priority and ETS, or ETS bandwidths that do not sum to
+ * 100) is not adopted and counted. 
+ *
  * Open vSwitch's own LLDP (lib/lldp, for Auto-Attach) is not used: it runs
  * in ofproto, on frames that reach the datapath of a bridge port with
  * lldp:enable, and knows no IEEE 802.1 TLVs.  DCBX belongs to the DPDK
@@ -85,9 +109,10 @@
 #define PFC_LLDP_ETH_TYPE 0x88cc
 
 /* Longest LLDPDU that pfc_lldpdu_build() makes, octets without FCS: the
- * Ethernet header, Chassis ID (9), Port ID (up to 258), TTL (4), PFC
- * Configuration (8) and End (2). */
-#define PFC_LLDP_FRAME_MAX 295
+ * Ethernet header, Chassis ID (9), Port ID (up to 258), TTL (4), ETS
+ * Configuration and Recommendation (27 each), PFC Configuration (8) and End
+ * (2). */
+#define PFC_LLDP_FRAME_MAX 349
 
 /* Minimum, default and maximum msgTxInterval, seconds (IEEE 802.1AB-2016
  * 9.2.5.7: 1 to 3600, default 30). */
@@ -111,6 +136,17 @@ struct pfc_dcbx_tlv {
     uint8_t enable;             /* Bit n: priority n has PFC. */
 };
 
+/* An ETS Configuration or ETS Recommendation TLV. */
+struct pfc_ets_tlv {
+    bool willing;               /* Configuration only. */
+    bool cbs;                   /* Configuration only: credit-based shaper
+                                 * supported. */
+    uint8_t max_tcs;            /* Configuration only: 1..8. */
+    uint8_t prio_tc[8];         /* Priority -> traffic class, 0..7. */
+    uint8_t bw[8];              /* Per traffic class, percent. */
+    uint8_t tsa[8];             /* Per traffic class (enum pfc_tsa). */
+};
+
 /* What one received LLDPDU carried, as far as DCBX cares. */
 struct pfc_lldpdu {
     uint8_t chassis_subtype;
@@ -122,11 +158,10 @@ struct pfc_lldpdu {
     uint16_t ttl;               /* Seconds; 0: the partner is leaving. */
     bool has_pfc;
     struct pfc_dcbx_tlv pfc;
-    bool has_ets;               /* ETS Configuration TLV, for display. */
-    bool ets_willing;
-    uint8_t ets_prio_tc[8];     /* Priority -> traffic class. */
-    uint8_t ets_bw[8];          /* Per traffic class, percent. */
-    uint8_t ets_tsa[8];         /* Per traffic class: 0 strict, 2 ETS... */
+    bool has_ets;               /* ETS Configuration TLV. */
+    struct pfc_ets_tlv ets;
+    bool has_ets_rec;           /* ETS Recommendation TLV. */
+    struct pfc_ets_tlv ets_rec;
     uint16_t n_tlvs;            /* TLVs before End, End not counted. */
     uint16_t n_unsupported;     /* Organizationally specific TLVs other
                                  * than the PFC and ETS ones, CEE DCBX
@@ -138,7 +173,9 @@ int pfc_lldpdu_parse(const void *lldpdu, size_t len, struct pfc_lldpdu *,
                      const char **why);
 size_t pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
                         const char *port_name, uint16_t ttl,
-                        const struct pfc_dcbx_tlv *);
+                        const struct pfc_dcbx_tlv *,
+                        const struct pfc_ets_tlv *ets_config,
+                        const struct pfc_ets_tlv *ets_rec);
 
 /* Configuration of DCBX on a port. */
 struct pfc_dcbx_params {
@@ -146,6 +183,9 @@ struct pfc_dcbx_params {
     bool willing;               /* dcbx-willing. */
     uint8_t admin;              /* pfc-enable: the administrative vector. */
     uint32_t tx_interval;       /* lldp-tx-interval, seconds. */
+    struct pfc_ets_tlv ets_admin;   /* The Queue rows' ETS: recommended to
+                                     * the partner, in force unless this
+                                     * port adopts the partner's. */
 };
 
 /* Where the operational vector comes from. */
@@ -169,6 +209,16 @@ struct pfc_dcbx {
                                  * or more priorities than the partner's
                                  * PFC cap. */
 
+    /* ETS (asymmetric). */
+    bool ets_adopted;           /* ets_oper is the partner's
+                                 * recommendation. */
+    struct pfc_ets_tlv ets_oper;    /* Operational ETS configuration. */
+    bool ets_changed;           /* ets_oper changed since the caller last
+                                 * cleared this. */
+    const char *ets_refused;    /* Why the partner's recommendation is not
+                                 * adopted although this port is willing,
+                                 * or NULL. */
+
     /* Transmission. */
     uint64_t next_tx;           /* Tick of the next LLDPDU. */
     uint8_t fast_left;          /* LLDPDUs left to send msgFastTx apart. */
@@ -181,6 +231,10 @@ struct pfc_dcbx {
     uint64_t rx_unsupported;    /* Unsupported TLVs (CEE DCBX among them). */
     uint64_t mismatches;        /* Transitions into 'mismatch'. */
     uint64_t ageouts;           /* Partners whose TTL ran out. */
+    uint64_t rx_ets_rec_refused;    /* Recommendations not adopted: a TSA
+                                     * other than strict and ETS, or ETS
+                                     * bandwidths that do not sum to
+                                     * 100. */
     uint64_t tx_lldpdus;        /* LLDPDUs sent. */
 };
 
@@ -199,6 +253,9 @@ void pfc_dcbx_tx_done(struct pfc_dcbx *, const struct pfc_dcbx_params *,
                       uint64_t now, uint64_t hz);
 void pfc_dcbx_fast_start(struct pfc_dcbx *, uint64_t now);
 uint16_t pfc_dcbx_ttl(const struct pfc_dcbx_params *);
+bool pfc_dcbx_ets_decide(const struct pfc_dcbx_params *,
+                         const struct pfc_ets_tlv *partner_rec,
+                         struct pfc_ets_tlv *oper, const char **why);
 uint8_t pfc_dcbx_decide(const struct pfc_dcbx_params *, struct eth_addr local,
                         const struct pfc_dcbx_tlv *partner,
                         struct eth_addr partner_mac,

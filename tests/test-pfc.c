@@ -2039,7 +2039,8 @@ test_dcbx_codec(void)
     size_t n;
 
     /* Build. */
-    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_lo, "dpdk-a", 121, &tlv);
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_lo, "dpdk-a", 121, &tlv, NULL,
+                         NULL);
     static const uint8_t want[] = {
         0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e,     /* Nearest bridge. */
         0x02, 0x00, 0x00, 0x00, 0x0a, 0x01,
@@ -2055,7 +2056,8 @@ test_dcbx_codec(void)
     for (size_t i = sizeof want; i < n; i++) {
         ovs_assert(!f[i]);
     }
-    ovs_assert(!pfc_lldpdu_build(f, 40, dcbx_mac_lo, "dpdk-a", 121, &tlv));
+    ovs_assert(!pfc_lldpdu_build(f, 40, dcbx_mac_lo, "dpdk-a", 121, &tlv,
+                                 NULL, NULL));
 
     /* Parse it back. */
     ovs_assert(!pfc_lldpdu_parse(f + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
@@ -2073,10 +2075,13 @@ test_dcbx_codec(void)
 
     memset(name, 'x', sizeof name - 1);
     name[sizeof name - 1] = '\0';
-    n = pfc_lldpdu_build(b, sizeof b, dcbx_mac_lo, name, 121, &tlv);
+    struct pfc_ets_tlv ets = { .max_tcs = 8 };
+
+    n = pfc_lldpdu_build(b, sizeof b, dcbx_mac_lo, name, 121, &tlv, &ets,
+                         &ets);
     ovs_assert(n == PFC_LLDP_FRAME_MAX);
     ovs_assert(!pfc_lldpdu_build(b, PFC_LLDP_FRAME_MAX - 1, dcbx_mac_lo, name,
-                                 121, &tlv));
+                                 121, &tlv, &ets, &ets));
     ovs_assert(!pfc_lldpdu_parse(b + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
                                  &why));
     ovs_assert(du.port_len == 255);
@@ -2090,12 +2095,13 @@ test_dcbx_codec(void)
     ovs_assert(!pfc_lldpdu_parse(b, n, &du, &why));
     ovs_assert(du.has_pfc && !du.pfc.willing && du.pfc.mbc
                && du.pfc.cap == 15 && du.pfc.enable == 0x08);
-    ovs_assert(du.has_ets && du.ets_willing);
+    ovs_assert(du.has_ets && du.ets.willing && !du.ets.cbs
+               && du.ets.max_tcs == 3 && !du.has_ets_rec);
     for (int i = 0; i < 8; i++) {
-        ovs_assert(du.ets_prio_tc[i] == i);
+        ovs_assert(du.ets.prio_tc[i] == i);
     }
-    ovs_assert(du.ets_bw[0] == 10 && du.ets_bw[3] == 40 && !du.ets_bw[4]);
-    ovs_assert(du.ets_tsa[0] == 2 && du.ets_tsa[3] == 0);
+    ovs_assert(du.ets.bw[0] == 10 && du.ets.bw[3] == 40 && !du.ets.bw[4]);
+    ovs_assert(du.ets.tsa[0] == 2 && du.ets.tsa[3] == 0);
     ovs_assert(du.n_unsupported == 2 && du.cee && du.n_tlvs == 8);
 
     /* Padding after End is ignored. */
@@ -2163,6 +2169,121 @@ dcbx_params(bool willing, uint8_t admin)
 }
 
 /* The willing rules, IEEE 802.1Q-2018 clause 38. */
+/* ETS over DCBX (IEEE 802.1Q-2018 D.2.9, D.2.10): the Configuration and
+ * Recommendation TLVs as built, octet by octet, and parsed back; the
+ * asymmetric decision: a willing port adopts its partner's recommendation
+ * if it can run it, an unwilling one never does; the partner's TTL running
+ * out brings the Queue rows' configuration back. */
+static void
+test_dcbx_ets(void)
+{
+    struct pfc_dcbx_tlv pfc = { .willing = true, .cap = 8, .enable = 0x08 };
+    struct pfc_ets_tlv cfg = {
+        .willing = true, .max_tcs = 8,
+        .prio_tc = { 0, 1, 2, 3, 4, 5, 6, 7 },
+        .bw = { 25, 75 }, .tsa = { 2, 2, 0, 0, 0, 0, 0, 0 },
+    };
+    struct pfc_ets_tlv rec = cfg;
+    uint8_t f[400];
+    struct pfc_lldpdu du;
+    const char *why;
+    size_t n;
+
+    rec.bw[0] = 60;
+    rec.bw[1] = 40;
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_lo, "p", 121, &pfc, &cfg,
+                         &rec);
+    static const uint8_t want_cfg[] = {
+        0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09, 0x80,   /* Willing, 8 TCs. */
+        0x01, 0x23, 0x45, 0x67,                     /* Priority -> TC. */
+        25, 75, 0, 0, 0, 0, 0, 0,                   /* TC bandwidth. */
+        2, 2, 0, 0, 0, 0, 0, 0,                     /* TSA. */
+    };
+    static const uint8_t want_rec[] = {
+        0xfe, 0x19, 0x00, 0x80, 0xc2, 0x0a, 0x00,
+        0x01, 0x23, 0x45, 0x67,
+        60, 40, 0, 0, 0, 0, 0, 0,
+        2, 2, 0, 0, 0, 0, 0, 0,
+    };
+    size_t at = ETH_HEADER_LEN + 9 + 4 + 4;     /* After the TTL TLV. */
+
+    ovs_assert(n == at + 2 * 27 + 8 + 2);
+    ovs_assert(!memcmp(&f[at], want_cfg, sizeof want_cfg));
+    ovs_assert(!memcmp(&f[at + 27], want_rec, sizeof want_rec));
+    ovs_assert(!pfc_lldpdu_parse(f + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
+                                 &why));
+    ovs_assert(du.has_ets && du.has_ets_rec && du.has_pfc);
+    ovs_assert(du.ets.willing && du.ets.max_tcs == 8);
+    ovs_assert(!memcmp(du.ets.bw, cfg.bw, 8) && !memcmp(du.ets.tsa, cfg.tsa, 8));
+    ovs_assert(!memcmp(du.ets_rec.bw, rec.bw, 8)
+               && !memcmp(du.ets_rec.prio_tc, rec.prio_tc, 8));
+
+    /* The decision. */
+    struct pfc_dcbx_params params = {
+        .enabled = true, .willing = true, .admin = 0x08, .tx_interval = 30,
+        .ets_admin = cfg,
+    };
+    struct pfc_ets_tlv oper;
+
+    ovs_assert(pfc_dcbx_ets_decide(&params, &rec, &oper, &why) && !why);
+    ovs_assert(oper.bw[0] == 60 && oper.bw[1] == 40 && oper.tsa[0] == 2);
+    ovs_assert(!memcmp(oper.prio_tc, cfg.prio_tc, 8));  /* Our map stays. */
+    ovs_assert(!pfc_dcbx_ets_decide(&params, NULL, &oper, &why));
+    ovs_assert(oper.bw[0] == 25);
+    params.willing = false;
+    ovs_assert(!pfc_dcbx_ets_decide(&params, &rec, &oper, &why) && !why);
+    ovs_assert(oper.bw[0] == 25);
+    params.willing = true;
+
+    struct pfc_ets_tlv bad = rec;
+
+    bad.bw[1] = 50;
+    ovs_assert(!pfc_dcbx_ets_decide(&params, &bad, &oper, &why));
+    ovs_assert(why && strstr(why, "sum to 100"));
+    bad = rec;
+    bad.tsa[4] = 1;                                     /* CBS. */
+    ovs_assert(!pfc_dcbx_ets_decide(&params, &bad, &oper, &why));
+    ovs_assert(why && strstr(why, "TSA other than"));
+    bad = rec;
+    bad.tsa[2] = 2;                                     /* ETS with 0%. */
+    ovs_assert(!pfc_dcbx_ets_decide(&params, &bad, &oper, &why));
+    /* All strict is a valid recommendation. */
+    memset(bad.tsa, 0, 8);
+    memset(bad.bw, 0, 8);
+    ovs_assert(pfc_dcbx_ets_decide(&params, &bad, &oper, &why));
+
+    /* The state machine: adopted on receipt, refused and counted, back to
+     * the Queue rows' when the partner's TTL runs out. */
+    struct pfc_dcbx d;
+    uint64_t hz = 1000, now = 0;
+
+    pfc_dcbx_init(&d, &params, now);
+    ovs_assert(!d.ets_adopted && d.ets_oper.bw[0] == 25);
+    d.ets_changed = false;
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec);
+    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
+                n - ETH_HEADER_LEN, now, hz, &why);
+    ovs_assert(d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 60);
+    ovs_assert(!d.rx_ets_rec_refused);
+    d.ets_changed = false;
+    bad = rec;
+    bad.bw[0] = 10;
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &bad);
+    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
+                n - ETH_HEADER_LEN, now, hz, &why);
+    ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
+    ovs_assert(d.rx_ets_rec_refused == 1 && d.ets_refused);
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec);
+    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
+                n - ETH_HEADER_LEN, now, hz, &why);
+    ovs_assert(d.ets_adopted);
+    d.ets_changed = false;
+    ovs_assert(!pfc_dcbx_run(&d, &params, dcbx_mac_lo, 2999));
+    ovs_assert(d.ets_adopted && !d.ets_changed);
+    pfc_dcbx_run(&d, &params, dcbx_mac_lo, 3000);
+    ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
+}
+
 static void
 test_dcbx_willing(void)
 {
@@ -2417,6 +2538,7 @@ static const struct {
     { "wd-guest", test_wd_guest },
     { "wd-txq", test_wd_txq },
     { "dcbx-codec", test_dcbx_codec },
+    { "dcbx-ets", test_dcbx_ets },
     { "dcbx-willing", test_dcbx_willing },
     { "dcbx-state", test_dcbx_state },
     { "dcbx-config", test_dcbx_config },

@@ -41,7 +41,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        vhost_trickle_guest
        vhost_two_guests_uplink vhost_stalled_guest_other_traffic
        dcbx_willing dcbx_negotiation dcbx_lldpd
-       ets_shares ets_lossless)
+       ets_shares ets_lossless ets_dcbx_lldpd)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
@@ -2888,6 +2888,116 @@ pause_held() {
     echo "$n"
 }
 
+# ETS over DCBX against lldpd: dpdk-b (dcbx=ieee, willing) runs its Queue
+# rows' ETS, 25/75, and sends it in an ETS Configuration TLV and as an ETS
+# Recommendation TLV; lldpd on B recommends 60/40 (a custom TLV, OUI
+# 00-80-C2 subtype 10).  dpdk-b adopts it, lldpd and tshark decode both of
+# dpdk-b's ETS TLVs, and when lldpd's TTL runs out the Queue rows' ETS is
+# back in force.
+test_ets_dcbx_lldpd() {
+    local sock=$PFC_TMP/lldpd.sock pcap=$PFC_TMP/lldp.pcap out i sig
+    command -v lldpd >/dev/null 2>&1 || {
+        pfc_err "lldpd not found: install the Debian package lldpd"
+        return 1
+    }
+    pfc_setup "$OVS" || return 1
+    pfc_tshark_start "$PFC_NS_B" "$PFC_IF_B1" "$pcap" "ether proto 0x88cc" \
+        || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee \
+        lldp-tx-interval=1 || return 1
+    pfc_vsctl -- --id=@q0 create Queue other_config:priorities=0 \
+        other_config:tc-bw=25 \
+        -- --id=@q1 create Queue other_config:priorities=1 \
+        other_config:tc-bw=75 \
+        -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:0=@q0 \
+        queues:1=@q1 >/dev/null || return 1
+    for i in $(seq 50); do
+        pfc_show dpdk-b | grep -q '^  1  ets      75%' && break
+        sleep 0.1
+    done
+    run_or_fail "the Queue rows' ETS in force (75%)" \
+        grep -q '^  1  ets      75%' <<<"$(pfc_show dpdk-b)"
+    mkdir -p /run/lldpd
+    pfc_bg ip netns exec "$PFC_NS_B" lldpd -d -u "$sock" -I "$PFC_IF_B1"
+    local lldpd_pid=$PFC_LAST_PID
+    for i in $(seq 50); do
+        [ -S "$sock" ] && break
+        sleep 0.1
+    done
+    # lldpd takes its configuration once it resumed after its start-up:
+    # until then a setting may be lost, so set it until it shows.
+    for i in $(seq 50); do
+        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp \
+            tx-interval 1 >/dev/null 2>&1
+        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp \
+            tx-hold 3 >/dev/null 2>&1
+        sleep 0.1
+        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" show configuration \
+            2>/dev/null | grep -q "Transmit delay: 1$" && break
+    done
+    # ETS Recommendation: reserved octet, priority i in class i, 60% and 40%
+    # for classes 0 and 1 (ETS), the others strict.
+    ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp custom-tlv \
+        oui 00,80,c2 subtype 10 \
+        oui-info 00,01,23,45,67,3c,28,00,00,00,00,00,00,02,02,00,00,00,00,00,00 \
+        >/dev/null || FAILS=$((FAILS + 1))
+    ip netns exec "$PFC_NS_B" lldpcli -u "$sock" update >/dev/null \
+        || FAILS=$((FAILS + 1))
+    for i in $(seq 100); do
+        out=$(pfc_show dpdk-b)
+        grep -q "dcbx ets operational: the partner's recommendation" \
+            <<<"$out" && grep -q '^  0  ets      60%' <<<"$out" && break
+        sleep 0.1
+    done
+    pfc_log "$(grep -E '^  (dcbx|[01]  ets)' <<<"$out")"
+    run_or_fail "dpdk-b adopted lldpd's recommendation" \
+        grep -q "dcbx ets operational: the partner's recommendation" \
+        <<<"$out"
+    run_or_fail "class 0 at 60%, class 1 at 40% in force" \
+        grep -Eq '^  1  ets      40%' <<<"$out"
+    run_or_fail "it still recommends its Queue rows' 25/75" \
+        grep -q "dcbx ets recommended: priority->tc 0,1,2,3,4,5,6,7, tc-bw % 25,75," \
+        <<<"$out"
+    wait_log "dpdk-b: DCBX: operational ETS: the partner's recommendation" \
+        "adoption logged"
+    sleep 1.5
+    out=$(ip netns exec "$PFC_NS_B" lldpcli -u "$sock" show neighbors \
+              details 2>&1)
+    pfc_log "$out"
+    run_or_fail "lldpd sees dpdk-b's ETS Configuration TLV (subtype 9)" \
+        grep -Eiq "OUI: *00,80,C2, *SubType: *9," <<<"$out"
+    run_or_fail "lldpd sees dpdk-b's ETS Recommendation TLV (subtype 10)" \
+        grep -Eiq "OUI: *00,80,C2, *SubType: *10," <<<"$out"
+    pfc_tshark_stop
+    tshark -r "$pcap" -V -Y "eth.src == $(pfc_vsctl get Interface dpdk-b mac_in_use | tr -d '"')" \
+        2>/dev/null >"$pcap.txt"
+    grep -E -m 12 "ETS|TSA for Traffic Class [01]|Willing|Bandwidth" \
+        "$pcap.txt"
+    run_or_fail "tshark decodes an ETS Configuration TLV from dpdk-b" \
+        grep -q "ETS Configuration" "$pcap.txt"
+    run_or_fail "tshark decodes an ETS Recommendation TLV from dpdk-b" \
+        grep -q "ETS Recommendation" "$pcap.txt"
+    run_or_fail "tshark: class 0's TSA is ETS" \
+        grep -q "TSA for Traffic Class 0: Enhanced Transmission Selection" \
+        "$pcap.txt"
+    for sig in STOP KILL; do
+        for i in $(ip netns pids "$PFC_NS_B"); do
+            [ "$(cat "/proc/$i/comm" 2>/dev/null)" = lldpd ] \
+                && kill -"$sig" "$i"
+        done
+    done
+    wait "$lldpd_pid" 2>/dev/null
+    wait_log "dpdk-b: DCBX: operational ETS: the Queue rows'" \
+        "back to the Queue rows' ETS after lldpd's TTL"
+    for i in $(seq 50); do
+        pfc_show dpdk-b | grep -q '^  1  ets      75%' && break
+        sleep 0.1
+    done
+    run_or_fail "class 1 at 75% again" \
+        grep -q '^  1  ets      75%' <<<"$(pfc_show dpdk-b)"
+    [ "$FAILS" -eq 0 ]
+}
+
 # ETS (lib/pfc-ets.h) on real frames, with the switch as the bottleneck:
 # dpdk-b's QoS has max-rate, its port shaper, as in the sch_ets selftests of
 # Linux a shaper sits in front of the scheduler.  Sources are net_pcap
@@ -3114,8 +3224,10 @@ test_dcbx_willing() {
     # tshark decodes what the port sent: IEEE PFC Configuration TLVs,
     # willing, with its administrative priority 3, also while it used the
     # partner's 4.
+    # The willing bit of the PFC TLV is the last one: the ETS Configuration
+    # TLV, before it, has one too.
     fields=$(tshark -r "$pcap" -Y "lldp.dcbx.ieee.willing" -T fields \
-                 -E separator=' ' -e lldp.dcbx.ieee.willing \
+                 -E separator=' ' -E occurrence=l -e lldp.dcbx.ieee.willing \
                  -e lldp.dcbx.feature.pfc.prio3 \
                  -e lldp.dcbx.feature.pfc.prio4 -e lldp.time_to_live \
                  2>/dev/null | pfc_tshark_bools | sort | uniq -c)
