@@ -91,7 +91,7 @@
  * priority to traffic class map stays the one of its Queue rows (shown
  * beside the partner's).  A recommendation this switch cannot run (a TSA
  * other than strict priority and ETS, or ETS bandwidths that do not sum to
- * 100) is not adopted and counted. 
+ * 100) is not adopted and counted.
  *
  * Open vSwitch's own LLDP (lib/lldp, for Auto-Attach) is not used: it runs
  * in ofproto, on frames that reach the datapath of a bridge port with

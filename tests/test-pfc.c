@@ -2214,7 +2214,8 @@ test_dcbx_ets(void)
                                  &why));
     ovs_assert(du.has_ets && du.has_ets_rec && du.has_pfc);
     ovs_assert(du.ets.willing && du.ets.max_tcs == 8);
-    ovs_assert(!memcmp(du.ets.bw, cfg.bw, 8) && !memcmp(du.ets.tsa, cfg.tsa, 8));
+    ovs_assert(!memcmp(du.ets.bw, cfg.bw, 8)
+               && !memcmp(du.ets.tsa, cfg.tsa, 8));
     ovs_assert(!memcmp(du.ets_rec.bw, rec.bw, 8)
                && !memcmp(du.ets_rec.prio_tc, rec.prio_tc, 8));
 
