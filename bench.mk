@@ -4,6 +4,8 @@
 #   make bench      builds the tree if needed, then runs the shared
 #                   buffer's figures (ovstest test-pfc-buffer bench: its
 #                   decisions' cost per packet, incast with 8 senders),
+#                   the ETS scheduler's (ovstest test-pfc-ets bench: the
+#                   cost of a decision, ns and TSC cycles per packet),
 #                   then utilities/ovs-pfc-bench on it, then
 #                   utilities/ovs-pfc-bench-vhost: two tables with every
 #                   figure next to its target, plus pfc-bench.png (per-
@@ -25,6 +27,7 @@ EXTRA_DIST += bench.mk
 
 bench: all-local
 	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-buffer bench
+	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-ets bench
 	PFC_BENCH_PNG='$(abs_builddir)/pfc-bench.png' \
 	PFC_BENCH_JSON='$(abs_builddir)/pfc-bench.json' \
 	    $(srcdir)/utilities/ovs-pfc-bench $(abs_builddir)/$(OVS_TREE)

@@ -71,6 +71,7 @@ VLAN = 10
 TARGET_BA = 0.98
 TARGET_PMD2 = 0.97
 TARGET_CB = 0.95
+TARGET_ETS_SHARE = 0.05       # Relative error of an ETS share.
 TARGET_REACTION_NS = 2000
 # A pause may end up to one PMD iteration late by design (every rx queue of
 # the port must be polled after its expiry): the target of its late end is
@@ -721,7 +722,8 @@ def lat_verdict(p99, target, samples, preempt, over=None, floor=None):
 # "nulls" before ba and ports.  "pmd2" comes last: it deletes every port
 # and gives ovs-vswitchd a second PMD thread.
 PHASES = {"memory": "phase_memory", "nulls": "phase_setup_nulls",
-          "ba": "phase_ba", "ports": "phase_ports", "sink": "phase_add_sink",
+          "ba": "phase_ba", "ets": "phase_ets", "ports": "phase_ports",
+          "sink": "phase_add_sink",
           "cb": "phase_cb", "latency": "phase_latency",
           "pause-end": "phase_pause_end", "held": "phase_held",
           "plot": "phase_plot", "pmd2": "phase_pmd2"}
@@ -815,6 +817,35 @@ class Bench:
             args.append('other_config:%s="%s"' % (k.replace("_", "-"), v))
         self.vsctl(*args)
         time.sleep(0.1)
+
+    def qos_set_ets(self, port, queues, **kv):
+        """qos_set() for one port, with Queue rows: 'queues' maps a traffic
+        class to its other_config (keys with '_' for '-')."""
+        kv.setdefault("tx_ring_size", "interface")
+        args = ["--", "set", "Port", port, "qos=@q", "--", "--id=@q",
+                "create", "QoS", "type=pfc"]
+        for k, v in kv.items():
+            args.append('other_config:%s="%s"' % (k.replace("_", "-"), v))
+        for tc in queues:
+            args.append("queues:%d=@q%d" % (tc, tc))
+        for tc, oc in queues.items():
+            args += ["--", "--id=@q%d" % tc, "create", "Queue"]
+            for k, v in oc.items():
+                args.append('other_config:%s="%s"' % (k.replace("_", "-"),
+                                                      v))
+        self.vsctl(*args)
+        time.sleep(0.1)
+
+    def ets_sent(self, port):
+        """The bytes the ETS scheduler of 'port' sent per traffic class,
+        from pfc/show."""
+        out = {}
+        for line in self.uc.call("pfc/show", port).splitlines():
+            m = re.match(r"^  ([0-7])  (strict|ets) .* (\d+) +(\d+) +\S+$",
+                         line)
+            if m:
+                out[int(m.group(1))] = int(m.group(4))
+        return out
 
     def qos_clear(self, ports):
         args = []
@@ -1065,6 +1096,48 @@ class Bench:
                     lambda: self.qos_set(["null0"], pfc_enable="3,4",
                                          link_speed="10G"),
                     self.a.runs, lambda w, x: w["mpps"])
+
+    def phase_ets(self):
+        """ETS: b/a with ETS configured and no backlog (null0 takes
+        everything), then the shares and the PMD's cycles per packet at a
+        shaped bottleneck (max-rate), read from the scheduler's counters."""
+        queues = {0: {"priorities": "0,1,2,3", "tsa": "ets", "tc_bw": 25},
+                  1: {"priorities": "4,5,6,7", "tsa": "ets", "tc_bw": 75}}
+        log("ets b/a on null0: a = no QoS, b = QoS pfc pfc-enable=3,4 "
+            "link-speed=10G with Queue rows: class 0 (priorities 0-3) ets "
+            "25%, class 1 (priorities 4-7) ets 75%, no max-rate")
+        self.flows("in_port=src,actions=output:null0")
+        self.window()
+        self.series("ets b/a", lambda: self.qos_clear(["null0"]),
+                    lambda: self.qos_set_ets("null0", queues,
+                                             pfc_enable="3,4",
+                                             link_speed="10G"),
+                    self.a.runs, lambda w, x: w["mpps"])
+        rate = 1000000000
+        log("ets shares on null0 shaped to max-rate=%d bit/s, the same "
+            "classes (the source offers priorities 0..7 in equal numbers)"
+            % rate)
+        self.qos_clear(["null0"])
+        self.qos_set_ets("null0", queues, pfc_enable="3,4",
+                         link_speed="10G", max_rate=rate)
+        time.sleep(1.0)
+        b0 = self.ets_sent("null0")
+        t0 = time.monotonic()
+        w = self.window()
+        t1 = time.monotonic()
+        b1 = self.ets_sent("null0")
+        sent = {tc: b1.get(tc, 0) - b0.get(tc, 0) for tc in b1}
+        total = sum(sent.values())
+        frames = total / FRAME_LEN if FRAME_LEN else 0
+        self.results["ets_shaped"] = {
+            "rate": rate, "bits_per_s": total * 8 / (t1 - t0),
+            "share0": sent.get(0, 0) / total if total else 0,
+            "share1": sent.get(1, 0) / total if total else 0,
+            "cpp": w["cpp"], "rx_mpps": w["mpps"],
+            "cycles_per_sent": (w["cpp"] * w["packets"] / frames
+                                if frames else 0)}
+        log("ets shaped: %s" % self.results["ets_shaped"])
+        self.qos_clear(["null0"])
 
     def phase_ports(self):
         log("scaling with 1, 2, 4, 8 PFC ports (net_null sinks; "
@@ -1663,6 +1736,34 @@ class Bench:
                 ">= %.2f" % TARGET_BA, fmt_ratio(ba["ctrl"]),
                 self.verdict(ba["ratio"], ba["ratio"] >= TARGET_BA,
                              ba["ctrl"], ba["ratio"], TARGET_BA)))
+        eb = R.get("ets b/a")
+        if eb:
+            rows.append((
+                "ets b/a, ETS configured (25/75), no backlog, 1 PMD",
+                "%s  (a %.2f Mpps, b %.2f Mpps; net_null sink)"
+                % (fmt_ratio(eb["ratio"]), eb["ref_mpps"], eb["x_mpps"]),
+                ">= %.2f" % TARGET_BA, fmt_ratio(eb["ctrl"]),
+                self.verdict(eb["ratio"], eb["ratio"] >= TARGET_BA,
+                             eb["ctrl"], eb["ratio"], TARGET_BA)))
+        es = R.get("ets_shaped")
+        if es:
+            ok = (abs(es["share0"] / 0.25 - 1) <= TARGET_ETS_SHARE
+                  and abs(es["share1"] / 0.75 - 1) <= TARGET_ETS_SHARE
+                  and abs(es["bits_per_s"] / es["rate"] - 1) <= 0.05)
+            rows.append((
+                "ets shares at max-rate %.0f Mb/s, tc-bw 25/75"
+                % (es["rate"] / 1e6),
+                "%.3f / %.3f at %.1f Mb/s (scheduler's bytes)"
+                % (es["share0"], es["share1"], es["bits_per_s"] / 1e6),
+                "within %d%% of 0.25 / 0.75; rate within 5%%"
+                % (TARGET_ETS_SHARE * 100), "-",
+                "PASS" if ok else "FAIL"))
+            rows.append((
+                "ets scheduling at the bottleneck, PMD cycles",
+                "%.0f cyc per packet received (the flood, mostly dropped "
+                "at admission), %.0f cyc per packet sent"
+                % (es["cpp"], es["cycles_per_sent"]),
+                "info", "-", "info"))
         rows.append(self.pmd2_row())
         cb = R.get("c/b")
         if cb:
