@@ -128,6 +128,7 @@ pfc_dcbx_stop__(struct pfc_port *port)
 {
     atomic_store_relaxed(&port->dcbx_on, false);
     port->dcbx_changed = false;
+    port->dcbx.ets_adopted = false;     /* The Queue rows' ETS again. */
     atomic_store_relaxed(&port->lldp_due, false);
 }
 

@@ -585,7 +585,6 @@ pfc_show_nic(struct ds *ds, const struct pfc_mac_control_answers *a)
     ds_put_char(ds, '\n');
 }
 
-/* The DCBX lines of "pfc/show" of an ethernet port with dcbx=ieee. */
 /* One line of "pfc/show" for the ETS TLV 't', labelled 'what': the willing
  * bit (if 'config', an ETS Configuration TLV), then per priority its
  * traffic class, per traffic class its bandwidth and TSA. */
@@ -615,6 +614,7 @@ pfc_show_ets_tlv(struct ds *ds, const char *what, const struct pfc_ets_tlv *t,
     ds_put_char(ds, '\n');
 }
 
+/* The DCBX lines of "pfc/show" of an ethernet port with dcbx=ieee. */
 static void
 pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
 {

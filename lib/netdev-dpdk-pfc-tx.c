@@ -949,15 +949,25 @@ pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
      * theirs are held, behind those.  Every priority, while a class that
      * may send holds packets (the tx ring or the shaper made a backlog:
      * the ETS scheduler chooses what leaves next, pfc_drain()), or while
-     * the shaper has no tokens.  On a vhost-user port, where a lossy
-     * priority that the guest refuses is dropped rather than held, only
-     * the shaper does that. */
+     * the shaper lacks the tokens for the batch.  On a vhost-user port,
+     * where a lossy priority that the guest refuses is dropped rather than
+     * held, only the shaper does that. */
     uint8_t hold_tcs = blocked | t->nonempty;
 
-    if ((!vhost && t->nonempty & ~blocked)
-        || (OVS_UNLIKELY(pfc->sparams.rate)
-            && pfc_shaper_grant(pfc, now) <= 0)) {
+    if (!vhost && t->nonempty & ~blocked) {
         hold_tcs = 0xff;
+    } else if (OVS_UNLIKELY(pfc->sparams.rate)) {
+        /* The batch leaves at once only if the shaper has the tokens for
+         * all of it: otherwise it is held, and pfc_drain() sends it, in
+         * order, as tokens come. */
+        uint64_t bytes = 0;
+
+        for (int i = 0; i < cnt; i++) {
+            bytes += rte_pktmbuf_pkt_len(pkts[i]);
+        }
+        if (pfc_shaper_grant(pfc, now) < (int64_t) bytes) {
+            hold_tcs = 0xff;
+        }
     }
 
     uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, hold_tcs);

@@ -305,7 +305,7 @@ pfc_ets_update(struct netdev_dpdk_pfc *pfc)
         }
         rte_spinlock_unlock(&port->lock);
     }
-    if (!memcmp(&p, &pfc->ets, sizeof p)) {
+    if (pfc_ets_params_equal(&p, &pfc->ets)) {
         return;
     }
     pfc_txqs_lock(pfc);
@@ -861,6 +861,24 @@ static void
 pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
                  const struct pfc_bind *b, bool first)
 {
+    struct netdev_dpdk_pfc *prev = port->conf;
+
+    if (first && prev && prev != pfc) {
+        /* 'pfc' replaces 'prev' (netdev_dpdk_pfc_succeed() follows): what
+         * DCBX advertises from now on must not lose the Queue rows' ETS,
+         * nor, when DCBX set the QoS again, their priority map.  No thread
+         * uses 'pfc' yet. */
+        pfc->cfg.tsa_ets = prev->cfg.tsa_ets;
+        memcpy(pfc->cfg.tc_bw, prev->cfg.tc_bw, sizeof pfc->cfg.tc_bw);
+        pfc->ets_admin = prev->ets_admin;
+        pfc->ets = pfc->cfg.dcbx ? prev->ets : prev->ets_admin;
+        if (pfc->keep_map) {
+            memcpy(pfc->cfg.tc_prios, prev->cfg.tc_prios,
+                   sizeof pfc->cfg.tc_prios);
+            memcpy(pfc->cfg.prio_to_tc, prev->cfg.prio_to_tc,
+                   sizeof pfc->cfg.prio_to_tc);
+        }
+    }
     pfc_dcbx_bind(pfc, port, first);
     pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
     port->wd_params.guest = pfc_port_is_vhost(port);
@@ -876,11 +894,25 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
     };
     pfc_buf_pg_params_init(&pfc->xparams.pg, &pfc->cfg, &b->thr);
     pfc_buf_egress_params_init(&pfc->eparams, &pfc->cfg);
-    rte_spinlock_lock(&pfc->shaper_lock);
-    pfc_shaper_params_init(&pfc->sparams, pfc->cfg.max_rate, port->tb.hz,
+    struct pfc_shaper_params sp;
+
+    pfc_shaper_params_init(&sp, pfc->cfg.max_rate, port->tb.hz,
                            b->limits.max_frame);
-    pfc_shaper_init(&pfc->shaper, &pfc->sparams, rte_get_tsc_cycles());
-    rte_spinlock_unlock(&pfc->shaper_lock);
+    if (memcmp(&sp, &pfc->sparams, sizeof sp)) {
+        /* A first bind, or a new largest frame: the bucket's size.  The
+         * rate is the object's (max-rate makes a new object), so that
+         * transmit threads may test it without the lock. */
+        rte_spinlock_lock(&pfc->shaper_lock);
+        if (!pfc->sparams.rate) {
+            pfc->sparams = sp;
+            pfc_shaper_init(&pfc->shaper, &pfc->sparams,
+                            rte_get_tsc_cycles());
+        } else {
+            pfc->sparams = sp;
+            pfc->shaper.tokens = MIN(pfc->shaper.tokens, sp.depth);
+        }
+        rte_spinlock_unlock(&pfc->shaper_lock);
+    }
     atomic_store_relaxed(&port->xoff_bytes_pub, pfc->thr.xoff_bytes);
     atomic_store_relaxed(&port->buf_pub,
                          pfc_buf_pub_pack(pfc->cfg.enabled,
@@ -984,6 +1016,11 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
                   "descriptors: %"PRIu64" cells per lossless priority",
                   info->name, info->mtu, pfc->port->tb.link_speed,
                   info->n_rxq, info->rxq_size, pfc->thr.headroom.total);
+    }
+    if (!error) {
+        /* The quanta follow the port's largest frame, and the ETS in force
+         * whether DCBX is on. */
+        pfc_ets_update(pfc);
     }
     return error;
 }
@@ -1588,8 +1625,13 @@ netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
      * until the bridge sets the Queue rows of 'new'. */
     new->cfg.tsa_ets = old->cfg.tsa_ets;
     memcpy(new->cfg.tc_bw, old->cfg.tc_bw, sizeof new->cfg.tc_bw);
-    new->ets = old->ets;
     new->ets_admin = old->ets_admin;
+    /* The partner's recommendation only while DCBX stays on. */
+    new->ets = new->cfg.dcbx ? old->ets : old->ets_admin;
+    if (old->ets_error && !new->ets_error) {
+        new->ets_error = xstrdup(old->ets_error);
+        new->ets_logged = old->ets_logged;
+    }
     map = new->cfg.prio_to_tc;
     int nn = MAX(new->n_txq, 1);
 

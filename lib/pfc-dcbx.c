@@ -441,7 +441,10 @@ pfc_dcbx_update_ets(struct pfc_dcbx *dcbx,
     oper.max_tcs = 8;
     if (adopted != dcbx->ets_adopted
         || memcmp(&oper, &dcbx->ets_oper, sizeof oper)) {
+        /* What the ETS Configuration TLV says changed: a local change, so
+         * a fast start (IEEE 802.1AB-2016 9.2.7.7.2), due at once. */
         dcbx->ets_changed = true;
+        pfc_dcbx_fast_start(dcbx, 0);
     }
     dcbx->ets_adopted = adopted;
     dcbx->ets_oper = oper;

@@ -77,6 +77,17 @@ pfc_ets_params_init(struct pfc_ets_params *p, uint8_t ets,
     }
 }
 
+/* Returns true if 'a' and 'b' schedule alike (a comparison of members, not
+ * of padding). */
+bool
+pfc_ets_params_equal(const struct pfc_ets_params *a,
+                     const struct pfc_ets_params *b)
+{
+    return (a->ets == b->ets
+            && !memcmp(a->bw, b->bw, sizeof a->bw)
+            && !memcmp(a->quantum, b->quantum, sizeof a->quantum));
+}
+
 void
 pfc_ets_init(struct pfc_ets *s)
 {

@@ -96,6 +96,8 @@ int pfc_ets_validate(uint8_t ets, const uint8_t bw[PFC_ETS_N_TCS],
                      char **errp);
 void pfc_ets_params_init(struct pfc_ets_params *, uint8_t ets,
                          const uint8_t bw[PFC_ETS_N_TCS], uint32_t max_frame);
+bool pfc_ets_params_equal(const struct pfc_ets_params *,
+                          const struct pfc_ets_params *);
 void pfc_ets_init(struct pfc_ets *);
 int pfc_ets_next(struct pfc_ets *, const struct pfc_ets_params *,
                  uint8_t ready, const uint32_t head_len[PFC_ETS_N_TCS],
@@ -116,8 +118,10 @@ struct pfc_shaper_params {
 };
 
 struct pfc_shaper {
-    int64_t tokens;             /* Bytes; may go as low as minus one frame:
-                                 * a frame leaves while tokens > 0. */
+    int64_t tokens;             /* Bytes.  A frame leaves while tokens > 0,
+                                 * so a queue takes it at most one frame
+                                 * below zero; tx queues that send at once
+                                 * may each do so. */
     uint64_t time;              /* TSC cycles up to which periods were
                                  * added. */
 };

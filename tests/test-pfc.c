@@ -2168,7 +2168,6 @@ dcbx_params(bool willing, uint8_t admin)
     return p;
 }
 
-/* The willing rules, IEEE 802.1Q-2018 clause 38. */
 /* ETS over DCBX (IEEE 802.1Q-2018 D.2.9, D.2.10): the Configuration and
  * Recommendation TLVs as built, octet by octet, and parsed back; the
  * asymmetric decision: a willing port adopts its partner's recommendation
@@ -2285,6 +2284,7 @@ test_dcbx_ets(void)
     ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
 }
 
+/* The willing rules, IEEE 802.1Q-2018 clause 38. */
 static void
 test_dcbx_willing(void)
 {

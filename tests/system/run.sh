@@ -2892,8 +2892,9 @@ pause_held() {
 # rows' ETS, 25/75, and sends it in an ETS Configuration TLV and as an ETS
 # Recommendation TLV; lldpd on B recommends 60/40 (a custom TLV, OUI
 # 00-80-C2 subtype 10).  dpdk-b adopts it, lldpd and tshark decode both of
-# dpdk-b's ETS TLVs, and when lldpd's TTL runs out the Queue rows' ETS is
-# back in force.
+# dpdk-b's ETS TLVs.  With DCBX off the Queue rows' ETS is back at once;
+# with DCBX on again lldpd's, and when lldpd's TTL runs out the Queue rows'
+# again.
 test_ets_dcbx_lldpd() {
     local sock=$PFC_TMP/lldpd.sock pcap=$PFC_TMP/lldp.pcap out i sig
     command -v lldpd >/dev/null 2>&1 || {
@@ -2980,6 +2981,23 @@ test_ets_dcbx_lldpd() {
     run_or_fail "tshark: class 0's TSA is ETS" \
         grep -q "TSA for Traffic Class 0: Enhanced Transmission Selection" \
         "$pcap.txt"
+    # DCBX off: the Queue rows' ETS at once; on again: lldpd's once more.
+    local qos
+    qos=$(pfc_vsctl get Port dpdk-b qos)
+    pfc_vsctl set QoS "$qos" other_config:dcbx=off || FAILS=$((FAILS + 1))
+    for i in $(seq 50); do
+        pfc_show dpdk-b | grep -q '^  1  ets      75%' && break
+        sleep 0.1
+    done
+    run_or_fail "DCBX off: class 1 at 75% (the Queue rows') at once" \
+        grep -q '^  1  ets      75%' <<<"$(pfc_show dpdk-b)"
+    pfc_vsctl set QoS "$qos" other_config:dcbx=ieee || FAILS=$((FAILS + 1))
+    for i in $(seq 100); do
+        pfc_show dpdk-b | grep -q '^  1  ets      40%' && break
+        sleep 0.1
+    done
+    run_or_fail "DCBX on again: lldpd's 40% adopted again" \
+        grep -q '^  1  ets      40%' <<<"$(pfc_show dpdk-b)"
     for sig in STOP KILL; do
         for i in $(ip netns pids "$PFC_NS_B"); do
             [ "$(cat "/proc/$i/comm" 2>/dev/null)" = lldpd ] \
@@ -2987,8 +3005,15 @@ test_ets_dcbx_lldpd() {
         done
     done
     wait "$lldpd_pid" 2>/dev/null
-    wait_log "dpdk-b: DCBX: operational ETS: the Queue rows'" \
-        "back to the Queue rows' ETS after lldpd's TTL"
+    local back="dpdk-b: DCBX: operational ETS: the Queue rows'" n0
+    n0=$(grep -c "$back" "$PFC_TMP/ovs-vswitchd.log")
+    for i in $(seq 100); do
+        [ "$(grep -c "$back" "$PFC_TMP/ovs-vswitchd.log")" -gt "$n0" ] \
+            && break
+        sleep 0.1
+    done
+    check "back to the Queue rows' ETS after lldpd's TTL (log lines)" \
+        "$(grep -c "$back" "$PFC_TMP/ovs-vswitchd.log")" -gt "$n0"
     for i in $(seq 50); do
         pfc_show dpdk-b | grep -q '^  1  ets      75%' && break
         sleep 0.1
