@@ -97,6 +97,57 @@ ets_tlv_put(uint8_t *v, uint8_t subtype, const struct pfc_ets_tlv *t)
     memcpy(&v[17], t->tsa, 8);
 }
 
+/* Parses the organizationally specific TLV whose 'tlen' octets of value are
+ * at 'v' into '*du': the PFC Configuration TLV, and the ETS Configuration
+ * and Recommendation TLVs; others, and an ETS TLV of a bad length or a
+ * second one, are counted as unsupported.  Returns 0, or EINVAL with a
+ * static reason in '*why' (see pfc_lldpdu_parse()). */
+static int
+parse_org_tlv(const uint8_t *v, uint16_t tlen, struct pfc_lldpdu *du,
+              const char **why)
+{
+    uint32_t oui;
+    uint8_t subtype;
+
+    if (tlen < 4) {
+        *why = "organizationally specific TLV shorter than 4 octets";
+        return EINVAL;
+    }
+    oui = get_oui(v);
+    subtype = v[3];
+    if (oui == OUI_8021 && subtype == SUBTYPE_PFC_CONFIG) {
+        if (tlen != PFC_TLV_LEN) {
+            *why = "PFC Configuration TLV of other than 6 octets";
+            return EINVAL;
+        }
+        if (du->has_pfc) {
+            *why = "a second PFC Configuration TLV";
+            return EINVAL;
+        }
+        du->has_pfc = true;
+        du->pfc.willing = (v[4] & PFC_WILLING) != 0;
+        du->pfc.mbc = (v[4] & PFC_MBC) != 0;
+        du->pfc.cap = v[4] & PFC_CAP_MASK;
+        du->pfc.enable = v[5];
+    } else if (oui == OUI_8021 && subtype == SUBTYPE_ETS_CONFIG
+               && tlen == ETS_TLV_LEN && !du->has_ets) {
+        du->has_ets = true;
+        ets_tlv_parse(v, &du->ets);
+    } else if (oui == OUI_8021 && subtype == SUBTYPE_ETS_REC
+               && tlen == ETS_TLV_LEN && !du->has_ets_rec) {
+        du->has_ets_rec = true;
+        ets_tlv_parse(v, &du->ets_rec);
+        du->ets_rec.willing = du->ets_rec.cbs = false;
+        du->ets_rec.max_tcs = 0;
+    } else {
+        /* Any other, or an ETS TLV of a bad length: unsupported, and
+         * harmless to DCBX. */
+        du->n_unsupported++;
+        du->cee |= oui == OUI_CEE;
+    }
+    return 0;
+}
+
 /* Parses the LLDPDU in the 'len' octets at 'lldpdu' (the frame after its
  * EtherType; padding after the End TLV is ignored) into '*du'.  Returns 0,
  * or EINVAL with a static reason in '*why' if it is malformed:
@@ -187,48 +238,11 @@ pfc_lldpdu_parse(const void *lldpdu, size_t len, struct pfc_lldpdu *du,
             du->ttl = ((uint16_t) v[0] << 8) | v[1];
             break;
 
-        case TLV_ORG: {
-            uint32_t oui;
-            uint8_t subtype;
-
-            if (tlen < 4) {
-                *why = "organizationally specific TLV shorter than 4 octets";
+        case TLV_ORG:
+            if (parse_org_tlv(v, tlen, du, why)) {
                 return EINVAL;
             }
-            oui = get_oui(v);
-            subtype = v[3];
-            if (oui == OUI_8021 && subtype == SUBTYPE_PFC_CONFIG) {
-                if (tlen != PFC_TLV_LEN) {
-                    *why = "PFC Configuration TLV of other than 6 octets";
-                    return EINVAL;
-                }
-                if (du->has_pfc) {
-                    *why = "a second PFC Configuration TLV";
-                    return EINVAL;
-                }
-                du->has_pfc = true;
-                du->pfc.willing = (v[4] & PFC_WILLING) != 0;
-                du->pfc.mbc = (v[4] & PFC_MBC) != 0;
-                du->pfc.cap = v[4] & PFC_CAP_MASK;
-                du->pfc.enable = v[5];
-            } else if (oui == OUI_8021 && subtype == SUBTYPE_ETS_CONFIG
-                       && tlen == ETS_TLV_LEN && !du->has_ets) {
-                du->has_ets = true;
-                ets_tlv_parse(v, &du->ets);
-            } else if (oui == OUI_8021 && subtype == SUBTYPE_ETS_REC
-                       && tlen == ETS_TLV_LEN && !du->has_ets_rec) {
-                du->has_ets_rec = true;
-                ets_tlv_parse(v, &du->ets_rec);
-                du->ets_rec.willing = du->ets_rec.cbs = false;
-                du->ets_rec.max_tcs = 0;
-            } else {
-                /* Any other, or an ETS TLV of a bad length: unsupported,
-                 * and harmless to DCBX. */
-                du->n_unsupported++;
-                du->cee |= oui == OUI_CEE;
-            }
             break;
-        }
 
         default:
             /* Other basic TLVs (port description, system name...). */

@@ -2896,7 +2896,7 @@ pause_held() {
 # with DCBX on again lldpd's, and when lldpd's TTL runs out the Queue rows'
 # again.
 test_ets_dcbx_lldpd() {
-    local sock=$PFC_TMP/lldpd.sock pcap=$PFC_TMP/lldp.pcap out i sig
+    local sock=$PFC_TMP/lldpd.sock pcap=$PFC_TMP/lldp.pcap out i
     command -v lldpd >/dev/null 2>&1 || {
         pfc_err "lldpd not found: install the Debian package lldpd"
         return 1
@@ -2918,24 +2918,7 @@ test_ets_dcbx_lldpd() {
     done
     run_or_fail "the Queue rows' ETS in force (75%)" \
         grep -q '^  1  ets      75%' <<<"$(pfc_show dpdk-b)"
-    mkdir -p /run/lldpd
-    pfc_bg ip netns exec "$PFC_NS_B" lldpd -d -u "$sock" -I "$PFC_IF_B1"
-    local lldpd_pid=$PFC_LAST_PID
-    for i in $(seq 50); do
-        [ -S "$sock" ] && break
-        sleep 0.1
-    done
-    # lldpd takes its configuration once it resumed after its start-up:
-    # until then a setting may be lost, so set it until it shows.
-    for i in $(seq 50); do
-        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp \
-            tx-interval 1 >/dev/null 2>&1
-        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp \
-            tx-hold 3 >/dev/null 2>&1
-        sleep 0.1
-        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" show configuration \
-            2>/dev/null | grep -q "Transmit delay: 1$" && break
-    done
+    lldpd_start "$sock" || return 1
     # ETS Recommendation: reserved octet, priority i in class i, 60% and 40%
     # for classes 0 and 1 (ETS), the others strict.
     ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp custom-tlv \
@@ -2998,13 +2981,7 @@ test_ets_dcbx_lldpd() {
     done
     run_or_fail "DCBX on again: lldpd's 40% adopted again" \
         grep -q '^  1  ets      40%' <<<"$(pfc_show dpdk-b)"
-    for sig in STOP KILL; do
-        for i in $(ip netns pids "$PFC_NS_B"); do
-            [ "$(cat "/proc/$i/comm" 2>/dev/null)" = lldpd ] \
-                && kill -"$sig" "$i"
-        done
-    done
-    wait "$lldpd_pid" 2>/dev/null
+    lldpd_kill
     local back="dpdk-b: DCBX: operational ETS: the Queue rows'" n0
     n0=$(grep -c "$back" "$PFC_TMP/ovs-vswitchd.log")
     for i in $(seq 100); do
@@ -3332,24 +3309,18 @@ test_dcbx_negotiation() {
     [ "$FAILS" -eq 0 ]
 }
 
-# lldpd, in namespace B, is a real LLDP partner: it sends a PFC
-# Configuration TLV (not willing, priority 4) as a custom TLV.  The willing
-# port adopts priority 4, and lldpd shows this switch's LLDPDU with its PFC
-# TLV.  lldpd is then killed without a shutdown LLDPDU: when its TTL (3 s)
-# runs out, the port falls back to its pfc-enable.
-test_dcbx_lldpd() {
-    local sock=$PFC_TMP/lldpd.sock out i sig
+# lldpd_start SOCK: lldpd on B's veth, controlled through SOCK, sending
+# every second with a TTL of 3 s (checked); sets LLDPD_PID.  Fails if
+# lldpd is not installed.
+lldpd_start() {
+    local sock=$1 i
     command -v lldpd >/dev/null 2>&1 || {
         pfc_err "lldpd not found: install the Debian package lldpd"
         return 1
     }
-    pfc_setup "$OVS" || return 1
-    pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee \
-        lldp-tx-interval=1 || return 1
     mkdir -p /run/lldpd
-    pfc_bg ip netns exec "$PFC_NS_B" lldpd -d -u "$sock" \
-        -I "$PFC_IF_B1"
-    local lldpd_pid=$PFC_LAST_PID
+    pfc_bg ip netns exec "$PFC_NS_B" lldpd -d -u "$sock" -I "$PFC_IF_B1"
+    LLDPD_PID=$PFC_LAST_PID
     for i in $(seq 50); do
         [ -S "$sock" ] && break
         sleep 0.1
@@ -3368,6 +3339,36 @@ test_dcbx_lldpd() {
     run_or_fail "lldpd sends every second, TTL 3 s" bash -c \
         "ip netns exec '$PFC_NS_B' lldpcli -u '$sock' show configuration \
          | grep -q 'Transmit delay: 1$'"
+}
+
+# lldpd_kill: stops both lldpd processes (monitor and agent) in B, frozen
+# first: on a gentler stop the agent would send a shutdown LLDPDU (TTL 0).
+lldpd_kill() {
+    local sig i
+    for sig in STOP KILL; do
+        for i in $(ip netns pids "$PFC_NS_B"); do
+            [ "$(cat "/proc/$i/comm" 2>/dev/null)" = lldpd ] \
+                && kill -"$sig" "$i"
+        done
+    done
+    wait "$LLDPD_PID" 2>/dev/null
+}
+
+# lldpd, in namespace B, is a real LLDP partner: it sends a PFC
+# Configuration TLV (not willing, priority 4) as a custom TLV.  The willing
+# port adopts priority 4, and lldpd shows this switch's LLDPDU with its PFC
+# TLV.  lldpd is then killed without a shutdown LLDPDU: when its TTL (3 s)
+# runs out, the port falls back to its pfc-enable.
+test_dcbx_lldpd() {
+    local sock=$PFC_TMP/lldpd.sock out
+    command -v lldpd >/dev/null 2>&1 || {
+        pfc_err "lldpd not found: install the Debian package lldpd"
+        return 1
+    }
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee \
+        lldp-tx-interval=1 || return 1
+    lldpd_start "$sock" || return 1
     ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp custom-tlv \
         oui 00,80,c2 subtype 11 oui-info 08,10 >/dev/null \
         || FAILS=$((FAILS + 1))
@@ -3387,15 +3388,7 @@ test_dcbx_lldpd() {
         grep -q "dpdk-b" <<<"$out"
     run_or_fail "lldpd sees its PFC TLV (OUI 00,80,C2 subtype 11)" \
         grep -Eiq "OUI: *00,80,C2, *SubType: *11" <<<"$out"
-    # Both lldpd processes (monitor and agent), frozen first: on a gentler
-    # stop the agent would send a shutdown LLDPDU (TTL 0).
-    for sig in STOP KILL; do
-        for i in $(ip netns pids "$PFC_NS_B"); do
-            [ "$(cat "/proc/$i/comm" 2>/dev/null)" = lldpd ] \
-                && kill -"$sig" "$i"
-        done
-    done
-    wait "$lldpd_pid" 2>/dev/null
+    lldpd_kill
     wait_log "dpdk-b: DCBX: the partner's Time To Live ran out" \
         "fallback after lldpd's TTL logged"
     wait_oper 3 pfc-enable 10
