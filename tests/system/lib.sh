@@ -610,6 +610,11 @@ pfc_tshark_start() {
     local filter=${4-"ether proto 0x8808 or (vlan and ether proto 0x8808)"}
     local fargs=()
     [ -n "$filter" ] && fargs=(-f "$filter")
+    if [ -z "$PFC_TMP" ] || [[ $out != "$PFC_TMP"/?* ]]; then
+        pfc_err "capture file '$out' is not in the test's directory" \
+            "'$PFC_TMP'"
+        return 1
+    fi
     pfc_bg ip netns exec "$ns" tshark -q -i "$ifc" "${fargs[@]}" \
         -w "$out" 2>"$out.log"
     PFC_TSHARK_PID=$PFC_LAST_PID

@@ -764,16 +764,17 @@ test_rx_enabled_only() {
     [ "$FAILS" -eq 0 ]
 }
 
-# held_behind_xoff XOFF-BYTES PCAP: dpdk-a with PFC on p3 (1G, XOFF at
+# held_behind_xoff XOFF-BYTES NAME: dpdk-a with PFC on p3 (1G, XOFF at
 # XOFF-BYTES, XON at 2000) and dpdk-b with PFC on p3 (10M); a capture of
-# the PFC frames A receives into PCAP; B pauses p3 of dpdk-b (pause_p3) and
-# A sends 100 p3 frames, held at dpdk-b, which push dpdk-a past its XOFF.
+# the PFC frames A receives into $PFC_TMP/NAME; B pauses p3 of dpdk-b
+# (pause_p3) and A sends 100 p3 frames, held at dpdk-b, which push dpdk-a
+# past its XOFF.
 held_behind_xoff() {
     pfc_setup "$OVS" || return 1
     pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold="$1" \
         xon-threshold=2000 || return 1
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$2" || return 1
+    pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$PFC_TMP/$2" || return 1
     pause_p3
     send_p3 100 || FAILS=$((FAILS + 1))
     wait_held 100 || FAILS=$((FAILS + 1))
@@ -785,8 +786,9 @@ held_behind_xoff() {
 # deleting dpdk-a must each send A an XON for p3 at once, rather than leave A
 # paused until its 65535-quanta timer runs out.  tshark in A is the oracle.
 test_xon_on_change() {
-    local pcap=$PFC_TMP/a.pcap lines q
-    held_behind_xoff 8000 "$pcap" || return 1
+    local pcap lines q
+    held_behind_xoff 8000 a.pcap || return 1
+    pcap=$PFC_TMP/a.pcap
     # xoff_p3: whether dpdk-a asserts XOFF for p3 now (pfc/show "xoff").
     xoff_p3() { pfc_show dpdk-a | awk '$1 == "p3" { print $9 }'; }
     wait_xoff() {       # wait_xoff yes|no WHAT
@@ -966,8 +968,9 @@ test_remove_held() {
 # counted as hold drops and in tx_dropped, and dpdk-a sends A an XON.
 # While down it holds nothing; up again, it holds as before.
 test_down_releases() {
-    local pcap=$PFC_TMP/a.pcap lines drop0 drop1 hd0 hd1 i
-    held_behind_xoff 4000 "$pcap" || return 1
+    local pcap lines drop0 drop1 hd0 hd1 i
+    held_behind_xoff 4000 a.pcap || return 1
+    pcap=$PFC_TMP/a.pcap
     pfc_stats_refresh
     drop0=$(pfc_stat dpdk-b tx_dropped)
     hd0=$(pfc_stat dpdk-b pfc_hold_drops_p3)
@@ -1016,8 +1019,9 @@ test_down_releases() {
 # percentile of the gaps under 2000 us, against 3321 us with sleeping PMD
 # threads), although the traffic is light enough for an idle PMD to sleep.
 test_maxsleep_refresh() {
-    local pcap=$PFC_TMP/a.pcap lines gaps max n p99
+    local pcap lines gaps max n p99
     pfc_setup "$OVS" || return 1
+    pcap=$PFC_TMP/a.pcap
     pfc_vsctl set Open_vSwitch . other_config:pmd-maxsleep=10000 || return 1
     pfc_qos dpdk-a pfc-enable=3 link-speed=10G xoff-threshold=4000 \
         xon-threshold=2000 || return 1
@@ -2896,12 +2900,14 @@ pause_held() {
 # with DCBX on again lldpd's, and when lldpd's TTL runs out the Queue rows'
 # again.
 test_ets_dcbx_lldpd() {
-    local sock=$PFC_TMP/lldpd.sock pcap=$PFC_TMP/lldp.pcap out i
+    local sock pcap out i
     command -v lldpd >/dev/null 2>&1 || {
         pfc_err "lldpd not found: install the Debian package lldpd"
         return 1
     }
     pfc_setup "$OVS" || return 1
+    sock=$PFC_TMP/lldpd.sock
+    pcap=$PFC_TMP/lldp.pcap
     pfc_tshark_start "$PFC_NS_B" "$PFC_IF_B1" "$pcap" "ether proto 0x88cc" \
         || return 1
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee \
@@ -2918,15 +2924,11 @@ test_ets_dcbx_lldpd() {
     done
     run_or_fail "the Queue rows' ETS in force (75%)" \
         grep -q '^  1  ets      75%' <<<"$(pfc_show dpdk-b)"
-    lldpd_start "$sock" || return 1
     # ETS Recommendation: reserved octet, priority i in class i, 60% and 40%
     # for classes 0 and 1 (ETS), the others strict.
-    ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp custom-tlv \
-        oui 00,80,c2 subtype 10 \
-        oui-info 00,01,23,45,67,3c,28,00,00,00,00,00,00,02,02,00,00,00,00,00,00 \
-        >/dev/null || FAILS=$((FAILS + 1))
-    ip netns exec "$PFC_NS_B" lldpcli -u "$sock" update >/dev/null \
-        || FAILS=$((FAILS + 1))
+    lldpd_start "$sock" "configure lldp custom-tlv oui 00,80,c2 subtype 10 \
+oui-info 00,01,23,45,67,3c,28,00,00,00,00,00,00,02,02,00,00,00,00,00,00" \
+        || return 1
     for i in $(seq 100); do
         out=$(pfc_show dpdk-b)
         grep -q "dcbx ets operational: the partner's recommendation" \
@@ -3178,8 +3180,9 @@ test_ets_lossless() {
 # partner goes quiet and its TTL runs out, the port falls back to its
 # pfc-enable.
 test_dcbx_willing() {
-    local pcap=$PFC_TMP/lldp.pcap held fields
+    local pcap held fields
     pfc_setup "$OVS" || return 1
+    pcap=$PFC_TMP/lldp.pcap
     pfc_tshark_start "$PFC_NS_B" "$PFC_IF_B1" "$pcap" "ether proto 0x88cc" \
         || return 1
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee \
@@ -3309,33 +3312,43 @@ test_dcbx_negotiation() {
     [ "$FAILS" -eq 0 ]
 }
 
-# lldpd_start SOCK: lldpd on B's veth, controlled through SOCK, sending
-# every second with a TTL of 3 s (checked); sets LLDPD_PID.  Fails if
-# lldpd is not installed.
+# lldpd_start SOCK [COMMAND...]: lldpd on B's veth, controlled through SOCK,
+# sending every second with a TTL of 3 s, and each lldpcli COMMAND (such as
+# "configure lldp custom-tlv ...") from its first LLDPDU; sets LLDPD_PID.
+# lldpd starts paused, and the lldpcli it spawns applies its configuration
+# file before it resumes it: a "configure lldp" sent from outside meanwhile
+# would carry the paused state back (lldpcli sends the whole configuration)
+# and leave lldpd neither sending nor receiving.  So every setting is in
+# that file, and lldpd is ready once it lists dpdk-b as its neighbor (DCBX
+# is on there).  Fails if lldpd is not installed or does not get ready.
 lldpd_start() {
-    local sock=$1 i
+    local sock=$1 conf=$PFC_TMP/lldpd.conf i
+    shift
     command -v lldpd >/dev/null 2>&1 || {
         pfc_err "lldpd not found: install the Debian package lldpd"
         return 1
     }
+    printf '%s\n' "configure lldp tx-interval 1" "configure lldp tx-hold 3" \
+        "$@" >"$conf"
+    # That lldpcli runs as lldpd's unprivileged user: it must reach SOCK
+    # and read the file (with the directory at 711 it cannot connect).
+    chmod 755 "$PFC_TMP"
+    chmod o+r "$conf"
     mkdir -p /run/lldpd
-    pfc_bg ip netns exec "$PFC_NS_B" lldpd -d -u "$sock" -I "$PFC_IF_B1"
+    pfc_bg ip netns exec "$PFC_NS_B" lldpd -d -u "$sock" -O "$conf" \
+        -I "$PFC_IF_B1"
     LLDPD_PID=$PFC_LAST_PID
-    for i in $(seq 50); do
-        [ -S "$sock" ] && break
+    for i in $(seq 100); do
+        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" show neighbors \
+            2>/dev/null | grep -q "dpdk-b" && break
         sleep 0.1
     done
-    # lldpd takes its configuration once it resumed after its start-up:
-    # until then a setting may be lost, so set it until it shows.
-    for i in $(seq 50); do
-        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp \
-            tx-interval 1 >/dev/null 2>&1
-        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp \
-            tx-hold 3 >/dev/null 2>&1
-        sleep 0.1
-        ip netns exec "$PFC_NS_B" lldpcli -u "$sock" show configuration \
-            2>/dev/null | grep -q "Transmit delay: 1$" && break
-    done
+    if ! ip netns exec "$PFC_NS_B" lldpcli -u "$sock" show neighbors \
+            2>/dev/null | grep -q "dpdk-b"; then
+        pfc_err "lldpd lists no neighbor dpdk-b after 10 s"
+        return 1
+    fi
+    pfc_log "ok: lldpd runs and sees dpdk-b"
     run_or_fail "lldpd sends every second, TTL 3 s" bash -c \
         "ip netns exec '$PFC_NS_B' lldpcli -u '$sock' show configuration \
          | grep -q 'Transmit delay: 1$'"
@@ -3360,21 +3373,18 @@ lldpd_kill() {
 # TLV.  lldpd is then killed without a shutdown LLDPDU: when its TTL (3 s)
 # runs out, the port falls back to its pfc-enable.
 test_dcbx_lldpd() {
-    local sock=$PFC_TMP/lldpd.sock out
+    local sock out
     command -v lldpd >/dev/null 2>&1 || {
         pfc_err "lldpd not found: install the Debian package lldpd"
         return 1
     }
     pfc_setup "$OVS" || return 1
+    sock=$PFC_TMP/lldpd.sock
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee \
         lldp-tx-interval=1 || return 1
-    lldpd_start "$sock" || return 1
-    ip netns exec "$PFC_NS_B" lldpcli -u "$sock" configure lldp custom-tlv \
-        oui 00,80,c2 subtype 11 oui-info 08,10 >/dev/null \
-        || FAILS=$((FAILS + 1))
-    # Send now, with the TTL of the new settings (3 s).
-    ip netns exec "$PFC_NS_B" lldpcli -u "$sock" update >/dev/null \
-        || FAILS=$((FAILS + 1))
+    lldpd_start "$sock" \
+        "configure lldp custom-tlv oui 00,80,c2 subtype 11 oui-info 08,10" \
+        || return 1
     wait_oper 4 "partner's"
     run_or_fail "pfc/show: the partner's chassis is lldpd's" \
         grep -q "dcbx partner: chassis" <<<"$(pfc_show dpdk-b)"
