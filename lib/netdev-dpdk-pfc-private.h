@@ -28,10 +28,14 @@
 #include <rte_ethdev.h>
 #include <rte_spinlock.h>
 
+#include <rte_mbuf_dyn.h>
+
 #include "ovs-atomic.h"
+#include "ovs-rcu.h"
 #include "packets.h"
 #include "pfc.h"
 #include "pfc-buffer.h"
+#include "pfc-classify.h"
 #include "pfc-dcbx.h"
 #include "pfc-ets.h"
 #include "util.h"
@@ -41,6 +45,45 @@
  * id (pfc_port_is_vhost()). */
 #define PFC_MAX_VHOST 64
 #define PFC_N_PORTS (RTE_MAX_ETHPORTS + PFC_MAX_VHOST)
+
+/* The ingress priority that a packet carries from the port it arrived on to
+ * every egress (lib/pfc-classify.h): one octet in a registered mbuf dynamic
+ * field, PFC_MARK_VALID | priority.  The receive path of every DPDK port
+ * writes it (netdev_dpdk_pfc_rx(), netdev_dpdk_pfc_vhost_rx()); copies of
+ * the packet keep it; a packet that no DPDK port received (an internal or
+ * tap port, or one that OVS itself made) has none, and is classified at the
+ * egress by the PCP of its outer tag, or as priority 0 untagged.
+ * 'pfc_mark_offset' is the field's offset in struct rte_mbuf, or -1 if its
+ * registration failed (then every packet is classified at the egress). */
+#define PFC_MARK_VALID 0x80
+extern int pfc_mark_offset;
+
+static inline void
+pfc_mark_set(struct rte_mbuf *m, int prio)
+{
+    *RTE_MBUF_DYNFIELD(m, pfc_mark_offset, uint8_t *) = PFC_MARK_VALID | prio;
+}
+
+/* Returns the priority, 0..7, of 'm' for an egress: the one it carries, or,
+ * if it carries none, the PCP of its outer tag (0 if untagged). */
+static inline int
+pfc_mbuf_priority(const struct rte_mbuf *m)
+{
+    if (OVS_LIKELY(pfc_mark_offset >= 0)) {
+        uint8_t mark = *RTE_MBUF_DYNFIELD(m, pfc_mark_offset,
+                                          const uint8_t *);
+
+        if (OVS_LIKELY(mark & PFC_MARK_VALID)) {
+            return mark & 7;
+        }
+    }
+    return pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
+                               rte_pktmbuf_data_len(m), 0);
+}
+
+void pfc_mark_register(void);
+void pfc_rx_classify_guest(const struct pfc_classifier *,
+                           struct rte_mbuf **pkts, int cnt);
 
 /* Most held packets handed to the NIC in one rte_eth_tx_burst() call. */
 #define PFC_TX_BURST 32
@@ -194,7 +237,11 @@ struct pfc_port {
     atomic_uint8_t wd_stormed;          /* wd.stormed, published: while
                                          * nonzero the port is flushed, and
                                          * so checked, every iteration. */
-    atomic_uint8_t default_prio;        /* default-priority in force. */
+    OVSRCU_TYPE(const struct pfc_classifier *) cls; /* The ingress rule in
+                                         * force (trust, default-priority,
+                                         * dscp-map): points into 'conf'
+                                         * (its 'cls'), freed after an RCU
+                                         * grace period. */
     atomic_uint64_t wd_tx_dropped[PFC_N_PRIOS];   /* Packets of a stormed
                                                    * priority dropped at
                                                    * this egress (drop). */
@@ -326,6 +373,8 @@ struct netdev_dpdk_pfc {
     bool keep_map;                  /* Made by DCBX setting the QoS again:
                                      * takes the priority map of the object
                                      * it replaces. */
+    struct pfc_classifier cls;      /* Ingress rule from 'cfg', set at
+                                     * create, immutable. */
     struct pfc_config cfg;          /* Written with every txq[].lock held
                                      * (set_queue()), read by PMDs under
                                      * one. */
@@ -365,6 +414,7 @@ void netdev_dpdk_pfc_ports_init(void);
 void pfc_ets_log_errors(void);
 void pfc_ets_wait(void);
 void pfc_ets_update(struct netdev_dpdk_pfc *);
+void pfc_class_queues_fit(struct netdev_dpdk_pfc *);
 
 /* The shared pool of the buffer (lib/netdev-dpdk-pfc-buffer.c). */
 struct pfc_pool {

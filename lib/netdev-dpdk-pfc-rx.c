@@ -16,7 +16,9 @@
 
 /* Receive side of the DPDK glue of PFC (the opening comment of
  * lib/netdev-dpdk-pfc.c describes the threads and locks).  On the PMD thread
- * that polls an rx queue of a port with QoS type pfc: consumes the MAC
+ * that polls an rx queue of any DPDK port: classifies each packet once, by
+ * the port's trust mode, and marks it with its priority (lib/pfc-classify.h,
+ * pfc_mbuf_priority()).  On a port with QoS type pfc, also: consumes the MAC
  * Control frames, whose PFC frames set the port's pause timers, and the
  * LLDPDUs of DCBX; drops what the watchdog drops; and stamps the polls that
  * the end of a pause waits for. */
@@ -42,6 +44,69 @@
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_rx);
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+int pfc_mark_offset = -1;
+
+/* The ingress rule of a DPDK ethernet port without QoS pfc: trust=pcp,
+ * untagged frames priority 0. */
+static const struct pfc_classifier pfc_cls_pcp = {
+    .trust = PFC_TRUST_PCP,
+};
+
+/* Registers the mbuf dynamic field of the ingress priority.  Called once,
+ * after the EAL is initialized and before any port receives.  On failure
+ * (the process is out of dynamic field space), logs an error: packets are
+ * then classified at each egress by the tag they leave with. */
+void
+pfc_mark_register(void)
+{
+    static const struct rte_mbuf_dynfield desc = {
+        .name = "ovs_pfc_dynfield_priority",
+        .size = sizeof(uint8_t),
+        .align = __alignof__(uint8_t),
+    };
+    int off = rte_mbuf_dynfield_register(&desc);
+
+    if (off < 0) {
+        VLOG_ERR("PFC: cannot register the mbuf field of the ingress "
+                 "priority (%s): every egress classifies packets by the "
+                 "tag they leave with, and trust=dscp has no effect",
+                 rte_strerror(rte_errno));
+    }
+    pfc_mark_offset = off;
+}
+
+/* Marks each of the 'cnt' packets in 'pkts' with the priority that 'c'
+ * gives it. */
+static void
+pfc_rx_classify(const struct pfc_classifier *c, struct rte_mbuf **pkts,
+                int cnt)
+{
+    if (OVS_UNLIKELY(pfc_mark_offset < 0)) {
+        return;
+    }
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        pfc_mark_set(m, pfc_classify(c, rte_pktmbuf_mtod(m, const void *),
+                                     rte_pktmbuf_data_len(m)));
+    }
+}
+
+/* Classifies the 'cnt' packets in 'pkts', just dequeued from a vhost-user
+ * port's guest, by 'c', or, if 'c' is NULL (a guest port without QoS pfc),
+ * as priority 0 whatever their markings: a guest is trusted only when its
+ * port is configured to be. */
+void
+pfc_rx_classify_guest(const struct pfc_classifier *c, struct rte_mbuf **pkts,
+                      int cnt)
+{
+    static const struct pfc_classifier untrusted = {
+        .trust = PFC_TRUST_NONE,
+    };
+
+    pfc_rx_classify(c ? c : &untrusted, pkts, cnt);
+}
 
 /* Packets that one rx poll reads at most (NETDEV_MAX_BURST).  A poll that
  * reads fewer emptied its rx ring. */
@@ -216,18 +281,15 @@ netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
 }
 
 /* During a storm of PFC frames received on 'port' whose watchdog action is
- * "drop": frees 'm', received on 'port', and returns true if its priority is
- * in 'dropped' (the stormed priorities); counts it in wd_rx_dropped. */
+ * "drop": frees 'm', received on 'port' with priority 'prio', and returns
+ * true if 'prio' is in 'dropped' (the stormed priorities); counts it in
+ * wd_rx_dropped. */
 static bool
-pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, uint8_t dropped)
+pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
+               uint8_t dropped)
 {
     uint64_t orig;
-    uint8_t def;
-    int prio;
 
-    atomic_read_relaxed(&port->default_prio, &def);
-    prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
-                               rte_pktmbuf_data_len(m), def);
     if (!((dropped >> prio) & 1)) {
         return false;
     }
@@ -236,9 +298,11 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, uint8_t dropped)
     return true;
 }
 
-/* Consumes the MAC Control frames among the 'cnt' packets (possibly 0) just
- * read in 'pkts' from rx queue 'qid' of DPDK port 'port_id', if the port has
- * QoS type pfc: valid PFC frames set the pause timers, every MAC Control
+/* Marks each of the 'cnt' packets (possibly 0) just read in 'pkts' from rx
+ * queue 'qid' of DPDK port 'port_id' with its ingress priority: by the
+ * port's trust mode if it has QoS type pfc, else by its outer PCP
+ * (pfc_rx_classify()).  If the port has QoS type pfc, also consumes the MAC
+ * Control frames among them: valid PFC frames set the pause timers, every MAC Control
  * frame is counted and freed, none reaches the datapath.  'start' is what
  * netdev_dpdk_pfc_rx_begin() returned before the poll: if nonzero and the
  * poll emptied the ring (read fewer than PFC_RX_BURST packets), it becomes
@@ -260,9 +324,15 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
     port = &pfc_ports[port_id];
     atomic_read_relaxed(&port->active, &active);
     if (!active) {
+        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
         return cnt;
     }
 
+    const struct pfc_classifier *c = ovsrcu_get(const struct pfc_classifier *,
+                                                &port->cls);
+    bool mark = pfc_mark_offset >= 0;
+
+    c = c ? c : &pfc_cls_pcp;
     atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
     atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
     for (int i = 0; i < cnt; i++) {
@@ -279,9 +349,15 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
                 rte_pktmbuf_free(m);
                 continue;
             }
+            int prio = pfc_classify(c, rte_pktmbuf_mtod(m, const void *),
+                                    rte_pktmbuf_data_len(m));
+
             if (OVS_UNLIKELY(wd_dropped)
-                && pfc_wd_rx_drop(port, m, wd_dropped)) {
+                && pfc_wd_rx_drop(port, m, prio, wd_dropped)) {
                 continue;
+            }
+            if (OVS_LIKELY(mark)) {
+                pfc_mark_set(m, prio);
             }
             pkts[kept++] = m;
             continue;
@@ -289,6 +365,10 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
         kind = pfc_frame_decode(rte_pktmbuf_mtod(m, const void *),
                                 rte_pktmbuf_data_len(m), &frame);
         if (kind == PFC_RX_NOT_MAC_CONTROL) {
+            if (OVS_LIKELY(mark)) {
+                pfc_mark_set(m, pfc_classify(c, rte_pktmbuf_mtod(m, void *),
+                                             rte_pktmbuf_data_len(m)));
+            }
             pkts[kept++] = m;
         } else {
             if (!earliest) {

@@ -476,6 +476,13 @@ pfc_show_buffer_config(struct ds *ds, const struct pfc_show_snap *snap,
     }
     ds_put_format(ds, ", lossy-dynamic-th %d, default-priority: %d\n",
                   cfg->lossy_dyn_th, cfg->default_priority);
+    ds_put_format(ds, "  ingress: trust %s", pfc_trust_name(cfg->trust));
+    if (cfg->trust == PFC_TRUST_DSCP) {
+        ds_put_cstr(ds, ", dscp-map ");
+        pfc_dscp_map_format(ds, cfg->dscp_to_prio);
+    }
+    ds_put_cstr(ds, " (the priority each received packet carries to every "
+                "egress)\n");
 }
 
 /* "pfc/show" of a vhost-user port: no MAC, no pause timers and no PFC
@@ -1016,6 +1023,7 @@ void
 netdev_dpdk_pfc_register_commands(void)
 {
     netdev_dpdk_pfc_ports_init();
+    pfc_mark_register();
     unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
                              NULL);
     unixctl_command_register("pfc/buffer", "", 0, 0, pfc_unixctl_buffer,

@@ -972,7 +972,6 @@ pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 
     uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, hold_tcs);
     uint8_t wd_ignored = t->wd_ignored, wd_dropped = t->wd_dropped;
-    int def = pfc->cfg.default_priority;
     struct rte_mbuf *to_free[PFC_TX_BURST];
     unsigned int n_free = 0;
     int kept = 0;
@@ -980,8 +979,7 @@ pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     pfc_tally_prios(s);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
-        int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
-                                       rte_pktmbuf_data_len(m), def);
+        int prio = pfc_mbuf_priority(m);
 
         if (OVS_UNLIKELY((wd_ignored >> prio) & 1)) {
             if (vhost) {
@@ -1051,9 +1049,7 @@ pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     pfc_tally_prios(s);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
-        int prio = pfc_packet_priority(rte_pktmbuf_mtod(m, const void *),
-                                       rte_pktmbuf_data_len(m),
-                                       pfc->cfg.default_priority);
+        int prio = pfc_mbuf_priority(m);
 
         if (OVS_UNLIKELY(vhost && (t->wd_ignored >> prio) & 1)) {
             /* A stormed guest refuses it: dropped, not held. */

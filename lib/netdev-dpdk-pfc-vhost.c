@@ -266,14 +266,18 @@ netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
     return next != 0;
 }
 
-/* Marks the 'cnt' packets in 'pkts', just dequeued from the guest of
- * vhost-user port 'pfc', as received on that port, so that while they are
+/* Classifies the 'cnt' packets in 'pkts', just dequeued from the guest of a
+ * vhost-user port whose QoS object is 'pfc' (NULL if the port has no QoS
+ * pfc): by the port's trust mode, or, without QoS pfc, as priority 0 (a
+ * guest's markings buy it nothing unless its port trusts them).  With QoS
+ * pfc, also marks them as received on that port, so that while they are
  * held at an egress they count in its ingress buffer occupancy. */
 void
 netdev_dpdk_pfc_vhost_rx(struct netdev_dpdk_pfc *pfc, struct rte_mbuf **pkts,
                          int cnt)
 {
-    if (pfc->port) {
+    pfc_rx_classify_guest(pfc ? &pfc->cls : NULL, pkts, cnt);
+    if (pfc && pfc->port) {
         uint16_t in = pfc->port - pfc_ports;
 
         for (int i = 0; i < cnt; i++) {

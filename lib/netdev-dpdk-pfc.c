@@ -163,6 +163,7 @@ VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc);
  * each takes every tx queue lock of its port.  An OVSDB transaction that
  * changes nothing of a port's Queue rows makes none. */
 COVERAGE_DEFINE(pfc_remap);
+COVERAGE_DEFINE(pfc_class_resize);
 
 /* Link speed assumed when neither the link nor other_config:link-speed gives
  * one, in bit/s. */
@@ -233,6 +234,8 @@ netdev_dpdk_pfc_create(const struct smap *details,
 
     pfc = xzalloc(sizeof *pfc);
     pfc->cfg = cfg;
+    pfc_classifier_init(&pfc->cls, cfg.trust, cfg.default_priority,
+                        cfg.dscp_to_prio);
     pfc->keep_map = pfc_dcbx_applying;
     pfc_ets_params_init(&pfc->ets, 0, cfg.tc_bw, ETH_PAYLOAD_MAX
                         + ETH_HEADER_LEN + VLAN_HEADER_LEN);
@@ -583,6 +586,8 @@ struct pfc_bind {
     char driver[MEMBER_SIZEOF(struct pfc_port, driver)];
     struct pfc_ring_limits ring_lim;    /* The driver's tx ring limits, */
     bool ring_lim_known;                /* if it gave them. */
+    struct pfc_classifier *cls;         /* The ingress rule to publish, or
+                                         * NULL if the port's is the same. */
 };
 
 /* The refusals of pfc_bind__() that need nothing derived: DCBX on a
@@ -882,7 +887,9 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
     pfc_dcbx_bind(pfc, port, first);
     pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
     port->wd_params.guest = pfc_port_is_vhost(port);
-    atomic_store_relaxed(&port->default_prio, pfc->cfg.default_priority);
+    if (b->cls) {
+        ovsrcu_set(&port->cls, b->cls);
+    }
     pfc_wd_publish(port);
     pfc->thr = b->thr;
     pfc->xparams = (struct pfc_xoff_params) {
@@ -967,10 +974,21 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         return error;
     }
 
+    /* The ingress rule, published by RCU: only the main thread writes
+     * it. */
+    const struct pfc_classifier *old_cls
+        = ovsrcu_get_protected(const struct pfc_classifier *, &b.port->cls);
+
+    b.cls = (!old_cls || memcmp(old_cls, &pfc->cls, sizeof *old_cls)
+             ? xmemdup(&pfc->cls, sizeof pfc->cls) : NULL);
+
     rte_spinlock_lock(&b.port->lock);
     old_error = pfc_bind_port_state(b.port, info, &b);
     pfc_bind_publish(pfc, b.port, &b, first);
     rte_spinlock_unlock(&b.port->lock);
+    if (b.cls && old_cls) {
+        ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *, old_cls));
+    }
     pfc_pool_resize();
     free(old_error);
     return 0;
@@ -1018,6 +1036,9 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
                   info->n_rxq, info->rxq_size, pfc->thr.headroom.total);
     }
     if (!error) {
+        /* DCBX may have changed the vector, or the map come from the object
+         * this one replaces. */
+        pfc_class_queues_fit(pfc);
         /* The quanta follow the port's largest frame, and the ETS in force
          * whether DCBX is on. */
         pfc_ets_update(pfc);
@@ -1201,6 +1222,63 @@ pfc_class_slots(const struct pfc_config *cfg, int tc)
         return PFC_BUF_CELLS_MAX;
     }
     return cfg->queue_size ? cfg->queue_size : PFC_LOSSY_QUEUE_SLOTS;
+}
+
+/* Gives every traffic class queue of 'pfc' the slots that pfc_class_slots()
+ * asks for the priority map and the vector in force (Queue rows, DCBX):
+ * a class that carries a lossless priority now has room for the whole
+ * buffer, so that the buffer's admission alone decides whether a lossless
+ * packet is held (past its share, in its group's headroom, and XOFF), never
+ * a ring sized when the class was lossy.  Rings only grow; the limit of
+ * pfc_holdq_push() follows the slots both ways.  Allocates the new rings
+ * before it takes the tx queue locks, and only copies the held packets'
+ * descriptors under them.  Main thread: it alone sizes class queues. */
+void
+pfc_class_queues_fit(struct netdev_dpdk_pfc *pfc)
+{
+    size_t n = (size_t) pfc->n_txq * PFC_N_PRIOS;
+    uint32_t slots[PFC_N_PRIOS];
+    struct pfc_held **rings;
+    bool change = false;
+
+    if (!n) {
+        return;
+    }
+    rings = xcalloc(n, sizeof *rings);
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        slots[tc] = pfc_class_slots(&pfc->cfg, tc);
+    }
+    for (int i = 0; i < pfc->n_txq; i++) {
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            const struct pfc_holdq *q = &pfc->txq[i].q[tc];
+
+            if (slots[tc] > q->cap) {
+                rings[i * PFC_N_PRIOS + tc] = xmalloc(slots[tc]
+                                                      * sizeof **rings);
+            }
+            change = change || slots[tc] != q->limit;
+        }
+    }
+    if (change) {
+        COVERAGE_INC(pfc_class_resize);
+        pfc_txqs_lock(pfc);
+        for (int i = 0; i < pfc->n_txq; i++) {
+            for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+                struct pfc_holdq *q = &pfc->txq[i].q[tc];
+
+                if (rings[i * PFC_N_PRIOS + tc]) {
+                    pfc_holdq_swap_ring(q, &rings[i * PFC_N_PRIOS + tc],
+                                        slots[tc]);
+                }
+                q->limit = slots[tc];
+            }
+        }
+        pfc_txqs_unlock(pfc);
+    }
+    for (size_t k = 0; k < n; k++) {
+        free(rings[k]);
+    }
+    free(rings);
 }
 
 /* Gives 'pfc' 'n' tx queues, moving what the old ones hold, tx queue i into
@@ -1527,6 +1605,7 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
     pfc_remap_finish(&r, pfc);
+    pfc_class_queues_fit(pfc);
     pfc_ets_update(pfc);
     return 0;
 }
@@ -1546,6 +1625,7 @@ netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
     pfc_remap_finish(&r, pfc);
+    pfc_class_queues_fit(pfc);
     pfc_ets_update(pfc);
 }
 
@@ -1675,6 +1755,7 @@ netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
     old->retired = true;
     old->next = new;
     pfc_txqs_unlock(old);
+    pfc_class_queues_fit(new);
 }
 
 /* PFC is being removed from the port of 'pfc' (its QoS is deleted or gets

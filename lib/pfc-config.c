@@ -20,6 +20,7 @@
 
 #include <config.h>
 #include "pfc.h"
+#include "pfc-classify.h"
 #include "pfc-dcbx.h"
 
 #include <errno.h>
@@ -250,7 +251,7 @@ pfc_config_check_keys(const struct smap *details, char **errp)
         "watchdog-restoration-time",
         "watchdog-action", "dcbx", "dcbx-willing", "lldp-tx-interval",
         "dynamic-th", "egress-dynamic-th", "lossy-dynamic-th",
-        "max-rate",
+        "max-rate", "trust", "dscp-map",
     };
     struct smap_node *node;
 
@@ -271,7 +272,8 @@ pfc_config_check_keys(const struct smap *details, char **errp)
                               "watchdog-restoration-time, watchdog-action, "
                               "dcbx, dcbx-willing, lldp-tx-interval, "
                               "dynamic-th, egress-dynamic-th, "
-                              "lossy-dynamic-th, max-rate)",
+                              "lossy-dynamic-th, max-rate, trust, "
+                              "dscp-map)",
                               node->key);
             return EINVAL;
         }
@@ -343,6 +345,31 @@ pfc_config_parse_buffer(const struct smap *details, struct pfc_config *cfg,
     return 0;
 }
 
+/* Parses the ingress classification keys (lib/pfc-classify.h): trust,
+ * "pcp" (default) or "dscp", and dscp-map, which only trust=dscp takes. */
+static int
+pfc_config_parse_trust(const struct smap *details, struct pfc_config *cfg,
+                       char **errp)
+{
+    const char *trust = smap_get_def(details, "trust", "pcp");
+    const char *map = smap_get(details, "dscp-map");
+    enum pfc_trust t;
+
+    if (!pfc_trust_from_string(trust, &t)) {
+        *errp = xasprintf("other_config:trust=\"%s\" is invalid: must be "
+                          "pcp or dscp", trust);
+        return EINVAL;
+    }
+    cfg->trust = t;
+    pfc_dscp_map_default(cfg->dscp_to_prio);
+    if (map && t != PFC_TRUST_DSCP) {
+        *errp = xasprintf("other_config:dscp-map=\"%s\" needs "
+                          "other_config:trust=dscp", map);
+        return EINVAL;
+    }
+    return map ? pfc_dscp_map_parse(map, cfg->dscp_to_prio, errp) : 0;
+}
+
 /* Parses the keys of the link and the port: pause-quanta,
  * default-priority, link-speed, max-rate, cable-length, headroom-model,
  * mac-control, tx-ring-size. */
@@ -367,6 +394,11 @@ pfc_config_parse_port(const struct smap *details, struct pfc_config *cfg,
         return error;
     }
     cfg->default_priority = found ? value : 0;
+
+    error = pfc_config_parse_trust(details, cfg, errp);
+    if (error) {
+        return error;
+    }
 
     error = parse_range(details, "link-speed", PFC_LINK_SPEED_MIN,
                         PFC_LINK_SPEED_MAX, "bit/s (suffixes k, M, G, T)",
@@ -702,6 +734,13 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     smap_add_format(details, "pause-quanta", "%"PRIu16, cfg->pause_quanta);
     smap_add_format(details, "default-priority", "%d",
                     cfg->default_priority);
+    smap_add(details, "trust", pfc_trust_name(cfg->trust));
+    if (!pfc_dscp_map_is_default(cfg->dscp_to_prio)) {
+        ds_init(&d);
+        pfc_dscp_map_format(&d, cfg->dscp_to_prio);
+        smap_add(details, "dscp-map", ds_cstr(&d));
+        ds_destroy(&d);
+    }
     if (cfg->xoff_threshold) {
         smap_add_format(details, "xoff-threshold", "%"PRIu64,
                         cfg->xoff_threshold);
@@ -768,6 +807,9 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->egress_dyn_th == b->egress_dyn_th
             && a->lossy_dyn_th == b->lossy_dyn_th
             && a->default_priority == b->default_priority
+            && a->trust == b->trust
+            && !memcmp(a->dscp_to_prio, b->dscp_to_prio,
+                       sizeof a->dscp_to_prio)
             && a->link_speed == b->link_speed
             && a->tx_ring_size == b->tx_ring_size
             && a->mac_control_trust == b->mac_control_trust

@@ -416,6 +416,26 @@ pfc_holdq_reserve(struct pfc_holdq *q, uint32_t n)
     q->head = 0;
 }
 
+/* Moves the packets that 'q' holds, in order, into '*ring', a ring of 'cap'
+ * slots that the caller allocated (cap >= q->n), which 'q' uses from now
+ * on, and returns its old ring in '*ring' for the caller to free.  For a
+ * caller that must not allocate: the copy is all it does.  Does not change
+ * the limit of pfc_holdq_push(). */
+void
+pfc_holdq_swap_ring(struct pfc_holdq *q, struct pfc_held **ring, uint32_t cap)
+{
+    struct pfc_held *old = q->ring;
+
+    ovs_assert(cap >= q->n);
+    for (uint32_t i = 0; i < q->n; i++) {
+        (*ring)[i] = *pfc_holdq_peek(q, i);
+    }
+    q->ring = *ring;
+    q->cap = cap;
+    q->head = 0;
+    *ring = old;
+}
+
 /* Appends 'h' at the tail of 'q', past its limit if need be, as long as its
  * ring has room (pfc_holdq_reserve()).  For packets that a reconfiguration
  * moves, which must not be lost.  Returns false if the ring is full. */

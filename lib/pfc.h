@@ -283,6 +283,8 @@ void pfc_holdq_init(struct pfc_holdq *, uint32_t cap);
 void pfc_holdq_destroy(struct pfc_holdq *);
 bool pfc_holdq_push(struct pfc_holdq *, const struct pfc_held *);
 void pfc_holdq_reserve(struct pfc_holdq *, uint32_t n);
+void pfc_holdq_swap_ring(struct pfc_holdq *, struct pfc_held **ring,
+                         uint32_t cap);
 bool pfc_holdq_append(struct pfc_holdq *, const struct pfc_held *);
 const struct pfc_held *pfc_holdq_peek(const struct pfc_holdq *, uint32_t i);
 void pfc_holdq_pop(struct pfc_holdq *, uint32_t n);
@@ -528,8 +530,16 @@ struct pfc_config {
     int8_t lossy_dyn_th;        /* lossy-dynamic-th: alpha of the lossy
                                  * cells one of its traffic class queues
                                  * holds (default -1). */
-    uint8_t default_priority;   /* default-priority of untagged packets,
-                                 * 0..7 (default 0). */
+    uint8_t default_priority;   /* default-priority: the priority of the
+                                 * untagged frames that the port receives
+                                 * (and, under trust=dscp, of those that are
+                                 * neither tagged nor IP), 0..7 (default
+                                 * 0). */
+    uint8_t trust;              /* trust: an enum pfc_trust, pcp (default)
+                                 * or dscp: how the port classifies what it
+                                 * receives (lib/pfc-classify.h). */
+    uint8_t dscp_to_prio[64];   /* dscp-map over the default DSCP / 8,
+                                 * each 0..7; only under trust=dscp. */
     uint64_t link_speed;        /* link-speed override in bit/s, 0 for the
                                  * link's own speed. */
     uint32_t tx_ring_size;      /* tx-ring-size: descriptors per tx queue,

@@ -70,6 +70,8 @@ DEFAULT_VLAN = 10
 UDP_SRC_IP = "10.0.0.1"        # Data frames in IPv4/UDP (DataStream udp_sport).
 UDP_DST_IP = "10.0.0.2"
 UDP_DPORT = 5001
+UDP6_SRC_IP = "fd00::1"         # Data frames in IPv6/UDP (DataStream ip="6").
+UDP6_DST_IP = "fd00::2"
 QUANTUM_BITS = 512
 
 MAC_A = "02:00:00:00:0a:01"     # Host in namespace A.
@@ -299,24 +301,36 @@ class DataStream:
     """Pre-built data frames of one stream; frame(seq) patches the seq."""
 
     def __init__(self, stream, prio, src, dst, tagged=True, vlan=DEFAULT_VLAN,
-                 size=128, run=0, udp_sport=None):
+                 size=128, run=0, udp_sport=None, ip=None, dscp=0):
         s = scapy()
         hdr = DATA_HDR.pack(MAGIC, stream, prio, run, 0)
+        if ip is not None and udp_sport is None:
+            udp_sport = 4000 + stream
         if udp_sport is not None:
-            # IPv4/UDP, so that a kernel flow hash (PACKET_FANOUT_HASH of
-            # net_af_packet's queues) tells the streams apart by port.  The
-            # UDP checksum is 0 (none): the seq is patched in afterwards.
+            # IPv4/UDP (or, with ip="6", IPv6/UDP) of DSCP 'dscp', so that a
+            # kernel flow hash (PACKET_FANOUT_HASH of net_af_packet's
+            # queues) tells the streams apart by port, and so that a switch
+            # that trusts DSCP classifies them.  The UDP checksum is 0
+            # (none; for IPv6, which forbids it, the receiver here ignores
+            # it): the seq is patched in afterwards.
             from scapy.layers.inet import IP, UDP
-            l3 = (IP(src=UDP_SRC_IP, dst=UDP_DST_IP)
-                  / UDP(sport=udp_sport, dport=UDP_DPORT, chksum=0)
-                  / s.Raw(hdr))
+            from scapy.layers.inet6 import IPv6
+            udp = UDP(sport=udp_sport, dport=UDP_DPORT, chksum=0)
+            if ip == "6":
+                l3 = (IPv6(src=UDP6_SRC_IP, dst=UDP6_DST_IP, tc=dscp << 2)
+                      / udp / s.Raw(hdr))
+                l3len = 48
+            else:
+                l3 = (IP(src=UDP_SRC_IP, dst=UDP_DST_IP, tos=dscp << 2)
+                      / udp / s.Raw(hdr))
+                l3len = 28
             if tagged:
                 pkt = (s.Ether(dst=dst, src=src)
                        / s.Dot1Q(prio=prio, vlan=vlan) / l3)
-                self.off = 18 + 28
+                self.off = 18 + l3len
             else:
                 pkt = s.Ether(dst=dst, src=src) / l3
-                self.off = 14 + 28
+                self.off = 14 + l3len
         elif tagged:
             pkt = (s.Ether(dst=dst, src=src)
                    / s.Dot1Q(prio=prio, vlan=vlan, type=DATA_TYPE)
@@ -398,6 +412,13 @@ def parse_frame(frame):
         _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, l4 + 8)
         d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq,
                  sport=struct.unpack_from("!H", frame, l4)[0])
+    elif (et == 0x86DD and len(frame) >= off + 48 + DATA_HDR.size
+          and frame[off] >> 4 == 6 and frame[off + 6] == 17
+          and frame[off + 48:off + 52] == MAGIC):
+        # A data frame in IPv6/UDP (DataStream with ip="6").
+        _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, off + 48)
+        d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq,
+                 sport=struct.unpack_from("!H", frame, off + 40)[0])
     else:
         d["kind"] = "other"
     return d
@@ -590,15 +611,20 @@ class PauseState:
 
 def send_streams(port, streams, count, rate, size=128, src=MAC_A, dst=MAC_B,
                  start_seq=0, run=0, pause=None, stop=None, log=None,
-                 times=None, udp_sports=None):
+                 times=None, udp_sports=None, ips=None):
     """Sends 'count' frames of each stream in 'streams' [(id, prio, tagged)],
     interleaved, at 'rate' frames/s in total.  If 'pause' is a PauseState,
     honours it per priority.  If 'count' is None, sends until 'stop' is set.
     If 'times' is a dict, times[stream] gets the time of each send.  If
     'udp_sports' is a dict {stream: UDP source port}, the frames are IPv4/UDP
-    from that port.  Returns {stream: frames sent}."""
+    from that port.  If 'ips' is a dict {stream: (IP version "4" or "6",
+    DSCP)}, the frames are IPv4/UDP or IPv6/UDP with that DSCP.  Returns
+    {stream: frames sent}."""
+    ips = ips or {}
     ds = [DataStream(sid, prio, src, dst, tagged, size=size, run=run,
-                     udp_sport=(udp_sports or {}).get(sid))
+                     udp_sport=(udp_sports or {}).get(sid),
+                     ip=ips.get(sid, (None, 0))[0],
+                     dscp=ips.get(sid, (None, 0))[1])
           for sid, prio, tagged in streams]
     sent = {sid: 0 for sid, _, _ in streams}
     interval = 1.0 / rate if rate else 0.0
@@ -1228,9 +1254,17 @@ def _incast_sender(cfg, go, stop, results):
         pause = PauseState(cfg["speed"], ignore_src=MAC_B)
         rec = Recorder(port, pause.on_frame)
         rec.start()
-        streams = [(cfg["p3"], 3, True), (cfg["p0"], 0, True)]
-        for sid, prio, tagged in streams:       # Warm the builders up.
-            DataStream(sid, prio, cfg["mac"], MAC_B, tagged, size=cfg["size"])
+        # --frames: tagged by priority, or untagged IPv4 or IPv6 whose
+        # DSCP names the priority (AF31, 26, for p3; 0 for p0).
+        frames = cfg["frames"]
+        tagged = frames == "tagged"
+        streams = [(cfg["p3"], 3, tagged), (cfg["p0"], 0, tagged)]
+        ips = ({} if tagged else
+               {cfg["p3"]: (frames[-1], 26), cfg["p0"]: (frames[-1], 0)})
+        for sid, prio, tg in streams:           # Warm the builders up.
+            DataStream(sid, prio, cfg["mac"], MAC_B, tg, size=cfg["size"],
+                       ip=ips.get(sid, (None, 0))[0],
+                       dscp=ips.get(sid, (None, 0))[1])
         results.put(("ready", name, None))
         if not go.wait(cfg["timeout"]):
             raise RuntimeError("never told to start")
@@ -1242,7 +1276,7 @@ def _incast_sender(cfg, go, stop, results):
             sent.update(send_streams(port, [stream], None, cfg["rate"],
                                      size=cfg["size"], src=cfg["mac"],
                                      dst=MAC_B, run=cfg["run"], pause=pause,
-                                     stop=halt))
+                                     stop=halt, ips=ips))
 
         ths = [threading.Thread(target=one, args=(st,), daemon=True)
                for st in streams]
@@ -1327,7 +1361,7 @@ def sc_incast(args):
         cfgs[name] = dict(name=name, port=port, mac=mac, p3=10 * i + 3,
                           p0=10 * i, rate=rate, size=args.size,
                           speed=speed_s, run=run_id, ppid=os.getpid(),
-                          timeout=total_s + 60)
+                          timeout=total_s + 60, frames=args.frames)
     for name in names:
         procs[name] = ctx.Process(target=_incast_sender, name="incast-"
                                   + name, daemon=True,
@@ -2185,6 +2219,11 @@ def main():
     s.add_argument("--tolerance", type=float, default=0.005)
     s.add_argument("--slack", type=float, default=0.5)
     s.add_argument("--cycles", type=int, default=4)
+    s.add_argument("--frames", default="tagged",
+                   choices=["tagged", "dscp4", "dscp6"],
+                   help="incast: the senders' frames: tagged with their "
+                   "priority, or untagged IPv4 or IPv6 whose DSCP gives it "
+                   "(26, AF31, for p3; 0 for p0)")
     s.add_argument("--pause-ms", type=int, default=300)
     s.add_argument("--resume-ms", type=int, default=200)
     s.add_argument("--facts", help="write facts for the caller as JSON")

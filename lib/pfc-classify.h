@@ -1,0 +1,141 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef PFC_CLASSIFY_H
+#define PFC_CLASSIFY_H 1
+
+/* Ingress classification: the priority (0..7) of a packet, decided once, by
+ * the port it arrives on, from that port's trust mode.  This is a switch
+ * ASIC's ingress QoS map (SAI's DOT1P_TO_TC and DSCP_TO_TC, SONiC's
+ * PORT_QOS_MAP): the priority then travels with the packet to every egress,
+ * whose traffic class queue, pause check and the ingress priority group
+ * charged all follow it, whatever tag the packet leaves with (popped,
+ * pushed, rewritten, or a tunnel header around it).
+ *
+ * Trust modes:
+ *
+ *   - PFC_TRUST_PCP: the 802.1p priority (PCP) of the outer 802.1Q or
+ *     802.1ad tag (IEEE 802.1Q-2018 6.9.3); an untagged frame, or one too
+ *     short to tell, takes the port's default priority.
+ *
+ *   - PFC_TRUST_DSCP: the DSCP (RFC 2474) of an IPv4 or IPv6 packet, behind
+ *     at most two tags, through the port's DSCP map; a frame that is not IP
+ *     falls back to the PCP rule.  The default map gives priority DSCP / 8
+ *     (the class selector, RFC 2474 4.2.2.1): AF31 (26) gives 3, EF (46)
+ *     gives 5, CS6 (48) gives 6.
+ *
+ *   - PFC_TRUST_NONE: every frame takes the default priority: a port whose
+ *     markings buy nothing, such as a guest's port without QoS pfc.
+ *
+ * DPDK-free, with unit tests in tests/test-pfc-classify.c. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ds;
+
+#define PFC_N_DSCP 64
+
+enum pfc_trust {
+    PFC_TRUST_PCP,              /* trust=pcp (the default). */
+    PFC_TRUST_DSCP,             /* trust=dscp. */
+    PFC_TRUST_NONE,             /* Every frame: the default priority. */
+};
+
+/* The ingress rule of one port.  Immutable once published: a change of
+ * configuration publishes a new one. */
+struct pfc_classifier {
+    uint8_t trust;              /* An enum pfc_trust. */
+    uint8_t default_prio;       /* Priority of untagged frames, 0..7. */
+    uint8_t dscp_to_prio[PFC_N_DSCP]; /* Priority of each DSCP, 0..7. */
+};
+
+void pfc_dscp_map_default(uint8_t map[PFC_N_DSCP]);
+int pfc_dscp_map_parse(const char *s, uint8_t map[PFC_N_DSCP], char **errp);
+void pfc_dscp_map_format(struct ds *, const uint8_t map[PFC_N_DSCP]);
+bool pfc_dscp_map_is_default(const uint8_t map[PFC_N_DSCP]);
+const char *pfc_trust_name(enum pfc_trust);
+bool pfc_trust_from_string(const char *, enum pfc_trust *);
+
+void pfc_classifier_init(struct pfc_classifier *, enum pfc_trust,
+                         int default_prio,
+                         const uint8_t dscp_to_prio[PFC_N_DSCP]);
+
+/* Ethertypes, host order. */
+#define PFC_CLS_ETH_VLAN 0x8100
+#define PFC_CLS_ETH_QINQ 0x88a8
+#define PFC_CLS_ETH_IPV4 0x0800
+#define PFC_CLS_ETH_IPV6 0x86dd
+
+/* Returns the DSCP, 0..63, of the IPv4 or IPv6 packet in the Ethernet frame
+ * of 'len' octets at 'data', behind at most two 802.1Q/802.1ad tags, or -1
+ * if it is not one (or too short to tell). */
+static inline int
+pfc_frame_dscp(const uint8_t *data, size_t len)
+{
+    size_t off = 12;
+
+    for (int tags = 0; ; tags++) {
+        uint16_t type;
+
+        if (len < off + 4) {
+            return -1;
+        }
+        type = (data[off] << 8) | data[off + 1];
+        off += 2;
+        if (type == PFC_CLS_ETH_IPV4) {
+            return (data[off] >> 4) == 4 ? data[off + 1] >> 2 : -1;
+        } else if (type == PFC_CLS_ETH_IPV6) {
+            return ((data[off] >> 4) == 6
+                    ? ((data[off] & 0x0f) << 2) | (data[off + 1] >> 6) : -1);
+        } else if (tags == 2
+                   || (type != PFC_CLS_ETH_VLAN && type != PFC_CLS_ETH_QINQ)) {
+            return -1;
+        }
+        off += 2;               /* The TCI. */
+    }
+}
+
+/* Returns the priority, 0..7, that 'c' gives the Ethernet frame of 'len'
+ * octets at 'data' (see the trust modes above).  Inline: the receive path
+ * calls it for every packet. */
+static inline int
+pfc_classify(const struct pfc_classifier *c, const void *data_, size_t len)
+{
+    const uint8_t *data = data_;
+
+    if (c->trust == PFC_TRUST_NONE) {
+        return c->default_prio;
+    }
+    if (c->trust == PFC_TRUST_DSCP) {
+        int dscp = pfc_frame_dscp(data, len);
+
+        if (dscp >= 0) {
+            return c->dscp_to_prio[dscp];
+        }
+    }
+    if (len >= 18) {
+        uint16_t type = (data[12] << 8) | data[13];
+
+        if (type == PFC_CLS_ETH_VLAN || type == PFC_CLS_ETH_QINQ) {
+            return data[14] >> 5;
+        }
+    }
+    return c->default_prio;
+}
+
+#endif /* pfc-classify.h */
