@@ -302,8 +302,8 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
  * queue 'qid' of DPDK port 'port_id' with its ingress priority: by the
  * port's trust mode if it has QoS type pfc, else by its outer PCP
  * (pfc_rx_classify()).  If the port has QoS type pfc, also consumes the MAC
- * Control frames among them: valid PFC frames set the pause timers, every MAC Control
- * frame is counted and freed, none reaches the datapath.  'start' is what
+ * Control frames among them: valid PFC frames set the pause timers, every
+ * MAC Control frame is counted and freed, none reaches the datapath.  'start' is what
  * netdev_dpdk_pfc_rx_begin() returned before the poll: if nonzero and the
  * poll emptied the ring (read fewer than PFC_RX_BURST packets), it becomes
  * the queue's poll stamp (pfc_pause_holds()).  Compacts 'pkts' and returns

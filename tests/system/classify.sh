@@ -1,0 +1,171 @@
+# System tests of ingress classification (lib/pfc-classify.h), sourced by
+# tests/system/run.sh: a packet's priority is decided once, by the port it
+# arrives on (trust=pcp or trust=dscp), and every egress holds, pauses and
+# charges it by that priority, whatever tag it leaves with.
+#
+# Each test runs the incast scenario of utilities/pfc_peer.py: PFC-honouring
+# senders (A and C, each a process of its own that stops a paused priority
+# as a NIC does) send priority-3 and priority-0 streams through their ports
+# to dpdk-b, whose partner B pauses priority 3.  Every test expects, per
+# sender, no priority-3 frame lost, reordered or duplicated, at least one
+# XOFF for priority 3, and, at B, no priority-3 frame inside a pause; at
+# dpdk-b no hold drop of priority 3.
+#
+# Copyright (c) 2026 The OVS PFC authors.
+# Licensed under the Apache License, Version 2.0.
+
+# classify_setup ACTIONS ING_QOS EG_QOS: pfc_setup, host C on dpdk-c, flows
+# "in_port=X,actions=ACTIONS,output:dpdk-b" for X dpdk-a and dpdk-c
+# (ACTIONS may be empty), QoS pfc ING_QOS (space-separated KEY=VALUE) on
+# dpdk-a and dpdk-c, and EG_QOS on dpdk-b.
+classify_setup() {
+    local actions=$1 x
+    local -a ing_kv eg_kv
+    read -r -a ing_kv <<<"$2"
+    read -r -a eg_kv <<<"$3"
+    pfc_setup "$OVS" || return 1
+    pfc_net_add_host C \
+        || { pfc_err "cannot create namespace C and its veth"; return 1; }
+    pfc_port_host C || return 1
+    pfc_ofctl del-flows br0 || return 1
+    for x in dpdk-a dpdk-c; do
+        pfc_ofctl add-flow br0 \
+            "in_port=$x,actions=${actions:+$actions,}output:dpdk-b" \
+            || return 1
+        pfc_qos "$x" "${ing_kv[@]}" || return 1
+    done
+    pfc_qos dpdk-b "${eg_kv[@]}" || return 1
+    pfc_log "flows: $(pfc_ofctl dump-flows br0 --no-stats | tr '\n' ' ')"
+}
+
+# classify_incast FRAMES [CYCLES PAUSE_MS RATE]: after classify_setup, sends
+# from A and C with pfc_peer.py's incast scenario (--frames FRAMES) and
+# checks what the header says.  The facts of the scenario are in
+# $PFC_TMP/incast.json.
+classify_incast() {
+    local frames=$1 cycles=${2:-6} pause_ms=${3:-150} rate=${4:-1000}
+    local x rc facts=$PFC_TMP/incast.json
+
+    pfc_bg "$PFC_PY" "$PFC_PEER" scenario incast \
+        --a "$(pfc_host_port A)" --b "$(pfc_host_port B)" \
+        --sender "C=$(pfc_host_port C)@$(pfc_host_var C MAC)" \
+        --frames "$frames" --speed-a 1G --speed-b 1G --rate "$rate" \
+        --cycles "$cycles" --pause-ms "$pause_ms" --resume-ms 200 \
+        --facts "$facts"
+    classify_watch_held &
+    local watch=$!
+    wait "$PFC_LAST_PID"
+    rc=$?
+    kill "$watch" 2>/dev/null
+    wait "$watch" 2>/dev/null
+    if [ $rc -eq 0 ]; then
+        pfc_log "ok: incast scenario ($frames frames)"
+    else
+        pfc_log "FAIL: incast scenario ($frames frames, status $rc)"
+        FAILS=$((FAILS + 1))
+    fi
+    pfc_show
+    pfc_stats_refresh
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "p3 frames at B inside a pause" \
+        "$(classify_fact p3_during_pauses)" -eq 0
+    check "dpdk-b pfc_rx_frames_p3 (B paused p3)" \
+        "$(pfc_stat dpdk-b pfc_rx_frames_p3)" -ge "$cycles"
+    for x in a c; do
+        check "dpdk-$x pfc_tx_frames_p3 (its sender paused)" \
+            "$(pfc_stat "dpdk-$x" pfc_tx_frames_p3)" -ge 1
+    done
+    pfc_log "most p3 packets held at dpdk-b at once (sampled):" \
+        "$(classify_max_held)"
+}
+
+# classify_fact KEY: KEY of the incast scenario's facts, or "absent".
+classify_fact() {
+    "$PFC_PY" -c 'import json, sys
+print(json.load(open(sys.argv[1])).get(sys.argv[2], "absent"))' \
+        "$PFC_TMP/incast.json" "$1" 2>/dev/null || echo absent
+}
+
+# classify_watch_held: samples, every 20 ms until killed, the p3 packets
+# that dpdk-b holds (pfc/show's held-pkts), the largest into
+# $PFC_TMP/max_held.
+classify_watch_held() {
+    local max=0 n
+    echo 0 >"$PFC_TMP/max_held"
+    while :; do
+        n=$(pfc_appctl pfc/show dpdk-b 2>/dev/null \
+                | awk '$1 == "p3" { print $5 }')
+        if [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -gt "$max" ]; then
+            max=$n
+            echo "$max" >"$PFC_TMP/max_held"
+        fi
+        sleep 0.02
+    done
+}
+
+classify_max_held() {
+    cat "$PFC_TMP/max_held" 2>/dev/null || echo 0
+}
+
+# trust=dscp on the ingress ports, untagged IPv4: DSCP 26 (AF31) is
+# priority 3 by the default map (DSCP / 8), DSCP 0 priority 0.
+test_classify_dscp_ipv4() {
+    classify_setup "" "pfc-enable=3 link-speed=1G trust=dscp" \
+        "pfc-enable=3 link-speed=1G queue-size=200" || return 1
+    classify_incast dscp4
+    [ "$FAILS" -eq 0 ]
+}
+
+# The same with IPv6, and DSCP 26 mapped by dscp-map (the map is explicit,
+# giving what the default would).
+test_classify_dscp_ipv6() {
+    classify_setup "" "pfc-enable=3 link-speed=1G trust=dscp dscp-map=26:3" \
+        "pfc-enable=3 link-speed=1G queue-size=200" || return 1
+    classify_incast dscp6
+    [ "$FAILS" -eq 0 ]
+}
+
+# Tagged priority-3 frames whose tag the switch pops on the way (as an
+# access port into a guest does): they leave dpdk-b untagged, and stay
+# priority 3.
+test_classify_tag_popped() {
+    classify_setup "strip_vlan" "pfc-enable=3 link-speed=1G" \
+        "pfc-enable=3 link-speed=1G queue-size=200" || return 1
+    classify_incast tagged
+    [ "$FAILS" -eq 0 ]
+}
+
+# Untagged IPv4 classified by DSCP at the ingress, to which the switch
+# pushes a tag of PCP 0 on the way: they leave dpdk-b tagged PCP 0, and
+# stay priority 3.
+test_classify_tag_pushed() {
+    classify_setup "mod_vlan_vid:100,mod_vlan_pcp:0" \
+        "pfc-enable=3 link-speed=1G trust=dscp" \
+        "pfc-enable=3 link-speed=1G queue-size=200" || return 1
+    classify_incast dscp4
+    [ "$FAILS" -eq 0 ]
+}
+
+# pfc-enable=3,4 with a Queue row that groups priorities 3 and 4 into
+# traffic class 1, the usual way to give storage one class: class 1 was
+# lossy when the QoS was created, and its class queue must still take
+# every lossless packet that the buffer admits (more than 1,024 held: each
+# sender's group sends XOFF past 80,000 bytes, 625 of its 128-byte frames).
+test_classify_queue_row() {
+    local out q
+    classify_setup "" "pfc-enable=3,4 link-speed=1G xoff-threshold=80000" \
+        "pfc-enable=3,4 link-speed=1G" || return 1
+    q=$(pfc_vsctl get Port dpdk-b qos) || return 1
+    pfc_vsctl -- --id=@q1 create Queue other_config:priorities=3,4 \
+        -- set QoS "$q" queues:1=@q1 >/dev/null || return 1
+    out=$(pfc_show dpdk-b)
+    check "dpdk-b maps p3 to class 1" \
+        "$(awk '$1 == "p3" { print $2 }' <<<"$out")" -eq 1
+    check "dpdk-b maps p4 to class 1" \
+        "$(awk '$1 == "p4" { print $2 }' <<<"$out")" -eq 1
+    classify_incast tagged 4 500 1500
+    check "most p3 packets held at dpdk-b at once" "$(classify_max_held)" \
+        -gt 1024
+    [ "$FAILS" -eq 0 ]
+}
