@@ -12,7 +12,7 @@
 #                   priority throughput through a pause/resume cycle) and
 #                   pfc-bench.json in the build directory.  Needs root,
 #                   hugepages, python3-matplotlib and dpdk-testpmd; takes
-#                   about 12 minutes.
+#                   about 13 minutes.
 #                   The latency figures need a build configured with
 #                   OVS_CONFIGURE_FLAGS=--enable-usdt-probes and bpftrace;
 #                   without them those rows say "not measured".

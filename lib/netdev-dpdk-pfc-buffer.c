@@ -171,6 +171,28 @@ pfc_buf_give_cells(struct pfc_txq *t, uint32_t cells)
     }
 }
 
+/* Stores in '*eg' what traffic class 'tc' of 'pfc' holds on all its tx
+ * queues (pfc_buf_egress_sum()). */
+void
+pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
+                        struct pfc_buf_egress *eg)
+{
+    uint32_t held[PFC_N_PRIOS], lossy[PFC_N_PRIOS];
+    uint8_t prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc);
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        held[n] = lossy[n] = 0;
+        if ((prios >> n) & 1) {
+            struct netdev_dpdk_pfc *p = CONST_CAST(struct netdev_dpdk_pfc *,
+                                                   pfc);
+
+            atomic_read_relaxed(&p->held_prio[n], &held[n]);
+            atomic_read_relaxed(&p->lossy_prio[n], &lossy[n]);
+        }
+    }
+    pfc_buf_egress_sum(held, lossy, prios, eg);
+}
+
 /* Decides whether tx queue 't' of 'pfc' holds 'h' in its traffic class
  * queue 'q', when the pool has 'free' cells free (read once per batch), and
  * charges it if so: to its ingress priority group and the pool, or to the
@@ -183,7 +205,7 @@ pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 {
     struct pfc_port *in = (h->in_port < PFC_N_PORTS
                            ? &pfc_ports[h->in_port] : NULL);
-    struct pfc_buf_egress eg = { q->n, q->n_lossy };
+    struct pfc_buf_egress eg;
     struct pfc_buf_pg_params p;
     struct pfc_buf_pg g;
     enum pfc_buf_verdict v;
@@ -194,6 +216,10 @@ pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
          * after its ring was sized. */
         return PFC_BUF_DROP_EGRESS;
     }
+    /* The egress bound is per port and class: what the class holds on
+     * every tx queue of the port, so that several PMD threads sending to
+     * one paused port take no more of the pool than one. */
+    pfc_buf_class_occupancy(pfc, pfc->cfg.prio_to_tc[h->prio], &eg);
     h->lossy = !in || !pfc_port_pg_params(in, h->prio, &p);
     if (h->lossy) {
         v = pfc_buf_admit(NULL, NULL, &pfc->eparams, &eg, free, h->len);

@@ -177,11 +177,14 @@ pfc_ets_params_from_tlv(struct pfc_ets_params *p, const struct pfc_ets_tlv *t,
 }
 
 /* DCBX part of binding 'pfc' to 'port' (pfc_bind__()), under port->lock:
- * starts, reconfigures or stops DCBX on the port, and, if 'pfc' is bound
+ * starts, reconfigures or stops DCBX on the port, whose buffer has room for
+ * the headroom of at most 'max_lossless' lossless priorities (a partner's
+ * vector of more is refused, pfc_dcbx_decide()), and, if 'pfc' is bound
  * for the first time (no PMD thread uses it yet), makes the operational
  * vector that DCBX decided its pfc->cfg.enabled. */
 void
-pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
+pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first,
+              uint8_t max_lossless)
 {
     uint64_t now = rte_get_tsc_cycles();
     bool was_on;
@@ -205,6 +208,8 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
         .willing = pfc->cfg.dcbx_willing,
         .admin = pfc->cfg.admin,
         .tx_interval = pfc->cfg.lldp_tx_interval,
+        .limit_known = true,
+        .max_lossless = max_lossless,
     };
 
     pfc_ets_admin_tlv(pfc, &dp.ets_admin);
@@ -214,6 +219,7 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first)
     } else if (dp.willing != port->dcbx_params.willing
                || dp.admin != port->dcbx_params.admin
                || dp.tx_interval != port->dcbx_params.tx_interval
+               || dp.max_lossless != port->dcbx_params.max_lossless
                || memcmp(&dp.ets_admin, &port->dcbx_params.ets_admin,
                          sizeof dp.ets_admin)) {
         pfc_dcbx_reconfigure(&port->dcbx, &dp, port->mac, now);

@@ -308,6 +308,7 @@ pfc_port_is_vhost(const struct pfc_port *port)
  * 'lock'. */
 struct pfc_txq {
     rte_spinlock_t lock;
+    struct netdev_dpdk_pfc *owner;  /* The QoS object of this tx queue. */
     struct pfc_holdq q[PFC_N_PRIOS];    /* Traffic class queues. */
     uint32_t n_held;                /* Packets in all of q[]. */
     uint8_t nonempty;               /* Traffic classes with packets in q[],
@@ -375,6 +376,13 @@ struct netdev_dpdk_pfc {
                                      * it replaces. */
     struct pfc_classifier cls;      /* Ingress rule from 'cfg', set at
                                      * create, immutable. */
+    atomic_uint32_t held_prio[PFC_N_PRIOS];     /* Packets held, per
+                                                 * priority, on all its tx
+                                                 * queues: the occupancy
+                                                 * that the egress bound
+                                                 * judges, per port and
+                                                 * class. */
+    atomic_uint32_t lossy_prio[PFC_N_PRIOS];    /* Of which lossy. */
     struct pfc_config cfg;          /* Written with every txq[].lock held
                                      * (set_queue()), read by PMDs under
                                      * one. */
@@ -497,6 +505,8 @@ bool pfc_pool_fits(const struct pfc_port *self, uint64_t mbufs,
 uint64_t pfc_buf_pub_pack(uint8_t lossless, const struct pfc_buf_pg_params *);
 bool pfc_port_pg_params(struct pfc_port *, int prio,
                         struct pfc_buf_pg_params *);
+void pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *, int tc,
+                             struct pfc_buf_egress *);
 enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
                                   struct pfc_txq *, const struct pfc_holdq *,
                                   struct pfc_held *, uint64_t free);
@@ -552,7 +562,8 @@ extern bool pfc_dcbx_applying;
 void pfc_tx_lldp(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *);
 void pfc_dcbx_stop__(struct pfc_port *);
 void pfc_dcbx_stop(struct pfc_port *);
-void pfc_dcbx_bind(struct netdev_dpdk_pfc *, struct pfc_port *, bool first);
+void pfc_dcbx_bind(struct netdev_dpdk_pfc *, struct pfc_port *, bool first,
+                   uint8_t max_lossless);
 void pfc_ets_admin_tlv(const struct netdev_dpdk_pfc *, struct pfc_ets_tlv *);
 void pfc_ets_params_from_tlv(struct pfc_ets_params *,
                              const struct pfc_ets_tlv *, uint32_t max_frame);
@@ -588,9 +599,21 @@ static inline void
 pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
 {
     uint64_t len = h->len;
+    uint32_t orig;
 
     pfc_count(&t->held_pkts[h->prio], sign > 0 ? 1 : UINT64_MAX);
     pfc_count(&t->held_bytes[h->prio], sign > 0 ? len : -len);
+    if (sign > 0) {
+        atomic_add_relaxed(&t->owner->held_prio[h->prio], 1, &orig);
+        if (h->lossy) {
+            atomic_add_relaxed(&t->owner->lossy_prio[h->prio], 1, &orig);
+        }
+    } else {
+        atomic_sub_relaxed(&t->owner->held_prio[h->prio], 1, &orig);
+        if (h->lossy) {
+            atomic_sub_relaxed(&t->owner->lossy_prio[h->prio], 1, &orig);
+        }
+    }
 }
 
 /* Takes 'h', which is leaving a traffic class queue of 't', off the held

@@ -647,9 +647,11 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
     }
     ds_put_cstr(ds, ", operational ");
     pfc_format_prios(ds, d->oper);
-    ds_put_format(ds, " (%s)%s\n",
+    ds_put_format(ds, " (%s)%s%s%s\n",
                   d->source == PFC_DCBX_PARTNER ? "partner's" : "pfc-enable",
-                  d->mismatch ? ", MISMATCH" : "");
+                  d->mismatch ? ", MISMATCH" : "",
+                  d->pfc_refused ? ": the partner's vector is not adopted: "
+                  : "", d->pfc_refused ? d->pfc_refused : "");
     if (d->partner) {
         uint64_t left = d->expiry > snap->now ? d->expiry - snap->now : 0;
 
@@ -964,7 +966,7 @@ pfc_buffer_port(struct ds *ds, struct pfc_port *port,
             continue;
         }
         ds_put_format(ds, "  %-15s tc%d: held %"PRIu32" (lossy %"PRIu32
-                      ") on %d tx queues, bound %"PRIu64" per tx queue "
+                      ") on %d tx queues, bound %"PRIu64" for the port "
                       "(%s), lossy limit %"PRIu64", drops %"PRIu64"\n",
                       port->name, tc, held, lossy, pfc->n_txq,
                       pfc_buf_egress_bound(&pfc->eparams, free),

@@ -588,6 +588,8 @@ struct pfc_bind {
     bool ring_lim_known;                /* if it gave them. */
     struct pfc_classifier *cls;         /* The ingress rule to publish, or
                                          * NULL if the port's is the same. */
+    uint8_t max_lossless;               /* The most lossless priorities
+                                         * whose headroom fits (DCBX). */
 };
 
 /* The refusals of pfc_bind__() that need nothing derived: DCBX on a
@@ -699,6 +701,17 @@ pfc_bind_limits(const struct netdev_dpdk_pfc *pfc,
                  info->name, err);
         pfc_port_set_error(b->port, info->name, err);
         return EINVAL;
+    }
+    /* How many lossless priorities DCBX may adopt from a partner. */
+    for (b->max_lossless = PFC_N_PRIOS; b->max_lossless > 0;
+         b->max_lossless--) {
+        uint64_t total, others;
+
+        if (pfc_pool_fits(b->port, limits->mbufs,
+                          b->thr.headroom.total * b->max_lossless, &total,
+                          &others)) {
+            break;
+        }
     }
     return 0;
 }
@@ -884,7 +897,7 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
                    sizeof pfc->cfg.prio_to_tc);
         }
     }
-    pfc_dcbx_bind(pfc, port, first);
+    pfc_dcbx_bind(pfc, port, first, b->max_lossless);
     pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
     port->wd_params.guest = pfc_port_is_vhost(port);
     if (b->cls) {
@@ -1293,6 +1306,7 @@ pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
 
     for (int i = 0; i < n; i++) {
         rte_spinlock_init(&txq[i].lock);
+        txq[i].owner = pfc;
         for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
             pfc_holdq_init(&txq[i].q[tc], pfc_class_slots(&pfc->cfg, tc));
         }

@@ -149,6 +149,8 @@ enum pfc_buf_verdict {
                                  * PFC, or a headroom too small. */
 };
 
+void pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
+                        uint8_t prios, struct pfc_buf_egress *);
 uint64_t pfc_buf_egress_bound(const struct pfc_buf_egress_params *,
                               uint64_t free);
 uint64_t pfc_buf_lossy_limit(const struct pfc_buf_egress_params *,

@@ -367,14 +367,15 @@ popcount8(uint8_t x)
  * partner whose LLDPDUs come from 'partner_mac', or NULL if there is no
  * partner or it sent no PFC TLV.  Stores where the vector comes from in
  * '*source' and whether it is a mismatch in '*mismatch' (see the header's
- * opening comment). */
+ * opening comment).  If 'why' is nonnull, sets '*why' to why a vector that
+ * the port would adopt is not (its headroom does not fit), or NULL. */
 uint8_t
 pfc_dcbx_decide(const struct pfc_dcbx_params *params, struct eth_addr local,
                 const struct pfc_dcbx_tlv *partner,
                 struct eth_addr partner_mac, enum pfc_dcbx_source *source,
-                bool *mismatch)
+                bool *mismatch, const char **why)
 {
-    bool adopt = false;
+    bool adopt = false, refused = false;
     uint8_t oper;
 
     if (partner && params->willing) {
@@ -383,12 +384,24 @@ pfc_dcbx_decide(const struct pfc_dcbx_params *params, struct eth_addr local,
         adopt = (!partner->willing
                  || eth_addr_compare_3way(local, partner_mac) < 0);
     }
+    if (adopt && params->limit_known
+        && popcount8(partner->enable) > params->max_lossless) {
+        /* The headroom of the partner's vector would not fit: reserving it
+         * would take the shared pool from every other port. */
+        adopt = false;
+        refused = true;
+    }
     oper = adopt ? partner->enable : params->admin;
     *source = adopt ? PFC_DCBX_PARTNER : PFC_DCBX_ADMIN;
     *mismatch = (partner
-                 && ((!params->willing && !partner->willing
-                      && partner->enable != params->admin)
+                 && (refused
+                     || (!params->willing && !partner->willing
+                         && partner->enable != params->admin)
                      || (partner->cap && popcount8(oper) > partner->cap)));
+    if (why) {
+        *why = (refused ? "the headroom of its vector does not fit in the "
+                "shared buffer" : NULL);
+    }
     return oper;
 }
 
@@ -480,7 +493,8 @@ pfc_dcbx_update(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
 
     dcbx->oper = pfc_dcbx_decide(params, local,
                                  has ? &dcbx->last.pfc : NULL,
-                                 dcbx->partner_mac, &dcbx->source, &mismatch);
+                                 dcbx->partner_mac, &dcbx->source, &mismatch,
+                                 &dcbx->pfc_refused);
     if (mismatch && !dcbx->mismatch) {
         dcbx->mismatches++;
     }

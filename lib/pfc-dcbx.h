@@ -72,7 +72,10 @@
  *     priorities to be lossless.
  *
  * A partner's vector that enables more priorities than this port's PFC cap
- * (8) cannot be: it is never the case.  A vector in force that enables more
+ * (8) cannot be: it is never the case.  A willing port does not adopt a
+ * vector whose headroom does not fit in the shared buffer (more priorities
+ * than params->max_lossless): it keeps its own, and that is a mismatch,
+ * with the reason.  A vector in force that enables more
  * priorities than the partner's PFC cap is shown, and counted, as a
  * mismatch too (the partner cannot honour PFC on all of them).  A PFC cap
  * of 0 is taken as unknown, not as "no PFC": some agents send 0.
@@ -186,6 +189,11 @@ struct pfc_dcbx_params {
     struct pfc_ets_tlv ets_admin;   /* The Queue rows' ETS: recommended to
                                      * the partner, in force unless this
                                      * port adopts the partner's. */
+    bool limit_known;           /* 'max_lossless' is known. */
+    uint8_t max_lossless;       /* The most priorities, 0..8, whose
+                                 * headroom fits in the shared buffer with
+                                 * what the other ports reserve: a partner's
+                                 * vector of more is not adopted. */
 };
 
 /* Where the operational vector comes from. */
@@ -215,6 +223,8 @@ struct pfc_dcbx {
     struct pfc_ets_tlv ets_oper;    /* Operational ETS configuration. */
     bool ets_changed;           /* ets_oper changed since the caller last
                                  * cleared this. */
+    const char *pfc_refused;    /* Why the partner's vector is not adopted
+                                 * although this port would, or NULL. */
     const char *ets_refused;    /* Why the partner's recommendation is not
                                  * adopted although this port is willing,
                                  * or NULL. */
@@ -259,6 +269,7 @@ bool pfc_dcbx_ets_decide(const struct pfc_dcbx_params *,
 uint8_t pfc_dcbx_decide(const struct pfc_dcbx_params *, struct eth_addr local,
                         const struct pfc_dcbx_tlv *partner,
                         struct eth_addr partner_mac,
-                        enum pfc_dcbx_source *, bool *mismatch);
+                        enum pfc_dcbx_source *, bool *mismatch,
+                        const char **why);
 
 #endif /* pfc-dcbx.h */

@@ -873,6 +873,63 @@ test_slow_receiver(void)
     sim_destroy(&sim);
 }
 
+/* The egress bound is per port and class: what one paused class holds on
+ * all the port's transmit queues (pfc_buf_egress_sum()).  Eight lossless
+ * groups send one class to a paused port through T = 1, 2, 4 and 16
+ * transmit queues (PMD threads) in turn.  Whatever T, the class stops
+ * taking shared cells at two thirds of the pool (alpha 2), and a ninth
+ * group that sends elsewhere still finds a third of the pool free.  Judged
+ * per transmit queue, the port would take 2T/(2T+1) of it (97% with 16),
+ * and the ninth group would send XOFF almost at once. */
+static void
+test_txq_bound(void)
+{
+    enum { S = 30000, GROUPS = 8 };
+    static const int ts[] = { 1, 2, 4, 16 };
+    struct pfc_buf_pg_params p = dynamic_pg(0, 2000);
+    struct pfc_buf_egress_params e = { 0, 1, -1 };
+
+    for (size_t k = 0; k < ARRAY_SIZE(ts); k++) {
+        struct pfc_buf_pg g[GROUPS + 1];
+        uint32_t held[8] = { 0 }, lossy[8] = { 0 }, per_txq[16] = { 0 };
+        struct pfc_buf_egress other = { 0, 0 };
+        uint64_t used = 0, n_other = 0;
+        enum pfc_buf_verdict v;
+
+        memset(g, 0, sizeof g);
+        for (uint64_t i = 0; ; i++) {
+            struct pfc_buf_egress eg;
+
+            pfc_buf_egress_sum(held, lossy, 1u << 3, &eg);
+            v = pfc_buf_admit(&p, &g[i % GROUPS], &e, &eg, S - used, 64);
+            if (v != PFC_BUF_SHARED) {
+                break;
+            }
+            pfc_buf_charge(&g[i % GROUPS], v, 64);
+            used++;
+            held[3]++;
+            per_txq[i % ts[k]]++;
+        }
+        ovs_assert(v == PFC_BUF_HEADROOM);
+        ovs_assert(used * 3 >= 2 * S - 3 && used * 3 <= 2 * S + 3);
+        ovs_assert(per_txq[0] <= used / ts[k] + 1);
+
+        /* A group that sends to another port: not stopped by this one. */
+        while (pfc_buf_admit(&p, &g[GROUPS], &e, &other, S - used, 64)
+               == PFC_BUF_SHARED) {
+            pfc_buf_charge(&g[GROUPS], PFC_BUF_SHARED, 64);
+            other.held++;
+            used++;
+            n_other++;
+        }
+        ovs_assert(n_other >= S / 8);
+        printf("%2d tx queues: the paused class holds %"PRIu64" of %d "
+               "shared cells (%.3f); a group sending elsewhere then holds "
+               "%"PRIu64" before XOFF\n", ts[k], used - n_other, S,
+               (double) (used - n_other) / S, n_other);
+    }
+}
+
 static uint64_t
 bench_now_ns(void)
 {
@@ -954,6 +1011,7 @@ static const struct {
     { "incast", test_incast },
     { "lossy-limit", test_lossy_limit },
     { "slow-receiver", test_slow_receiver },
+    { "txq-bound", test_txq_bound },
 };
 
 /* "ovstest test-pfc-buffer [NAME...]" runs the named tests, or all;

@@ -2284,6 +2284,14 @@ test_dcbx_ets(void)
     ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
 }
 
+static uint8_t
+dcbx_decide(const struct pfc_dcbx_params *p, struct eth_addr local,
+            const struct pfc_dcbx_tlv *r, struct eth_addr partner_mac,
+            enum pfc_dcbx_source *src, bool *mm)
+{
+    return pfc_dcbx_decide(p, local, r, partner_mac, src, mm, NULL);
+}
+
 /* The willing rules, IEEE 802.1Q-2018 clause 38. */
 static void
 test_dcbx_willing(void)
@@ -2294,33 +2302,33 @@ test_dcbx_willing(void)
     bool mm;
 
     /* No partner: the administrative vector. */
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, NULL, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, NULL, dcbx_mac_hi, &src, &mm)
                == 0x08 && src == PFC_DCBX_ADMIN && !mm);
 
     /* Willing, partner not: the partner's, whatever the MACs. */
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x10 && src == PFC_DCBX_PARTNER && !mm);
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_hi, &r, dcbx_mac_lo, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_hi, &r, dcbx_mac_lo, &src, &mm)
                == 0x10 && src == PFC_DCBX_PARTNER && !mm);
 
     /* Both willing: the lower MAC adopts, the higher keeps its own. */
     r.willing = true;
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x10 && src == PFC_DCBX_PARTNER && !mm);
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_hi, &r, dcbx_mac_lo, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_hi, &r, dcbx_mac_lo, &src, &mm)
                == 0x08 && src == PFC_DCBX_ADMIN && !mm);
 
     /* Not willing: its own; a willing partner adopts it, no mismatch. */
     p.willing = false;
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x08 && src == PFC_DCBX_ADMIN && !mm);
 
     /* Neither willing: a mismatch if the vectors differ. */
     r.willing = false;
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x08 && src == PFC_DCBX_ADMIN && mm);
     r.enable = 0x08;
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x08 && !mm);
 
     /* The partner's PFC cap: more priorities in force than it has PFC
@@ -2328,14 +2336,37 @@ test_dcbx_willing(void)
     p.admin = 0x38;
     r.enable = 0x38;
     r.cap = 2;
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x38 && mm);
     r.cap = 3;
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x38 && !mm);
     r.cap = 0;
-    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
+    ovs_assert(dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm)
                == 0x38 && !mm);
+
+    /* A willing port does not adopt a vector whose headroom does not fit
+     * in the buffer: it keeps its own, a mismatch with the reason. */
+    const char *why = "unset";
+
+    p.willing = true;
+    p.admin = 0x08;
+    p.limit_known = true;
+    p.max_lossless = 2;
+    r.enable = 0xff;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm,
+                               &why) == 0x08);
+    ovs_assert(src == PFC_DCBX_ADMIN && mm && why
+               && strstr(why, "does not fit"));
+    r.enable = 0x18;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm,
+                               &why) == 0x18);
+    ovs_assert(src == PFC_DCBX_PARTNER && !mm && !why);
+    p.max_lossless = 0;
+    p.limit_known = false;
+    r.enable = 0xff;
+    ovs_assert(pfc_dcbx_decide(&p, dcbx_mac_lo, &r, dcbx_mac_hi, &src, &mm,
+                               &why) == 0xff && !why);
 }
 
 /* The DCBX keys of QoS type pfc: defaults, values, errors that name the key

@@ -31,7 +31,8 @@ that only feed them are skipped.
 
 Subcommands:
   mkpcap     write the traffic source's pcap (scapy): 64-byte 802.1Q frames,
-             priorities 0..7 in turn
+             priorities 0..7 in turn; with --dscp, untagged IPv4 frames of
+             mixed DSCPs instead (the source of trust=dscp)
   refresher  keep a priority paused with PFC frames sent every INTERVAL while
              active; SIGUSR1 starts, SIGUSR2 stops and sends XON
   parse-show parse "ovs-appctl pfc/show" output (stdin) into JSON, for tests
@@ -66,6 +67,10 @@ MAC_SRC = "02:00:00:00:0a:01"
 MAC_DST = "02:00:00:00:0b:01"
 FRAME_LEN = 60                  # Octets in the pcap: 64 on the wire with FCS.
 VLAN = 10
+# The DSCPs of the trust=dscp source (mkpcap --dscp), in this mixed order:
+# CS0..CS7 and AF11, AF31, AF41, EF.  Their default priorities (DSCP / 8)
+# cover 0..7.
+TRUST_DSCPS = (0, 26, 8, 46, 16, 34, 24, 10, 32, 56, 40, 48)
 
 # Targets.  Ratios are throughput ratios: >= target passes.
 TARGET_BA = 0.98
@@ -121,6 +126,16 @@ def data_frame(prio, sport=1000, vlan=VLAN, src=MAC_SRC, dst=MAC_DST):
     return bytes(pkt).ljust(FRAME_LEN, b"\0")
 
 
+def ip_frame(dscp, sport=1000, src=MAC_SRC, dst=MAC_DST):
+    """An untagged IPv4/UDP frame of DSCP 'dscp' (ECN 0)."""
+    s = pfc_peer.scapy()
+    from scapy.layers.inet import IP, UDP
+    pkt = (s.Ether(src=src, dst=dst)
+           / IP(src="10.0.0.1", dst="10.0.0.2", tos=dscp << 2)
+           / UDP(sport=sport, dport=2000))
+    return bytes(pkt).ljust(FRAME_LEN, b"\0")
+
+
 # ---------------------------------------------------------------------------
 # mkpcap
 
@@ -128,7 +143,20 @@ def cmd_mkpcap(args):
     s = pfc_peer.scapy()
     from scapy.utils import wrpcap
     frames = []
-    for i in range(args.count):
+    if args.dscp:
+        # As many frames of each DSCP.
+        count = args.count or 5 * len(TRUST_DSCPS)
+        for i in range(count):
+            dscp = TRUST_DSCPS[i % len(TRUST_DSCPS)]
+            frames.append(s.Ether(ip_frame(dscp, sport=1000 + dscp)))
+        wrpcap(args.file, frames)
+        print("%s: %d frames of %d octets (+4 FCS), untagged IPv4, DSCPs %s "
+              "in turn (priorities %s by DSCP / 8)"
+              % (args.file, len(frames), FRAME_LEN,
+                 ",".join("%d" % d for d in TRUST_DSCPS),
+                 ",".join("%d" % (d >> 3) for d in TRUST_DSCPS)))
+        return
+    for i in range(args.count or 64):
         prio = i % 8
         frames.append(s.Ether(data_frame(prio, sport=1000 + prio)))
     wrpcap(args.file, frames)
@@ -719,10 +747,11 @@ def lat_verdict(p99, target, samples, preempt, over=None, floor=None):
 
 # The phases, in the order of a full run.  "sink" must come before the
 # phases that use the pcap sink (cb, latency, pause-end, held, plot),
-# "nulls" before ba and ports.  "pmd2" comes last: it deletes every port
-# and gives ovs-vswitchd a second PMD thread.
+# "nulls" before ba, trust, ets and ports.  "pmd2" comes last: it deletes
+# every port and gives ovs-vswitchd a second PMD thread.
 PHASES = {"memory": "phase_memory", "nulls": "phase_setup_nulls",
-          "ba": "phase_ba", "ets": "phase_ets", "ports": "phase_ports",
+          "ba": "phase_ba", "trust": "phase_trust", "ets": "phase_ets",
+          "ports": "phase_ports",
           "sink": "phase_add_sink",
           "cb": "phase_cb", "latency": "phase_latency",
           "pause-end": "phase_pause_end", "held": "phase_held",
@@ -830,6 +859,22 @@ class Bench:
             args.append("queues:%d=@q%d" % (tc, tc))
         for tc, oc in queues.items():
             args += ["--", "--id=@q%d" % tc, "create", "Queue"]
+            for k, v in oc.items():
+                args.append('other_config:%s="%s"' % (k.replace("_", "-"),
+                                                      v))
+        self.vsctl(*args)
+        time.sleep(0.1)
+
+    def qos_set_trust(self, ingress, egress, trust, **kv):
+        """qos_set() of ports 'ingress' and 'egress' in one transaction, each
+        with a QoS of type pfc of its own, other_config 'kv' (keys with '_'
+        for '-'), and for 'ingress' also trust 'trust'."""
+        kv.setdefault("tx_ring_size", "interface")
+        args = []
+        for p, q in ((ingress, "@qi"), (egress, "@qe")):
+            args += ["--", "set", "Port", p, "qos=%s" % q]
+        for q, oc in (("@qi", dict(kv, trust=trust)), ("@qe", kv)):
+            args += ["--", "--id=%s" % q, "create", "QoS", "type=pfc"]
             for k, v in oc.items():
                 args.append('other_config:%s="%s"' % (k.replace("_", "-"),
                                                       v))
@@ -1096,6 +1141,108 @@ class Bench:
                     lambda: self.qos_set(["null0"], pfc_enable="3,4",
                                          link_speed="10G"),
                     self.a.runs, lambda w, x: w["mpps"])
+
+    def phase_trust(self):
+        """b/a with QoS pfc on the ingress port too, for each trust mode:
+        trust=pcp with src (802.1Q, priorities 0..7), trust=dscp with srcip,
+        a second net_pcap infinite_rx source of untagged IPv4 frames of mixed
+        DSCPs (mkpcap --dscp).  One source forwards at a time: the other is
+        down (ovs-ofctl mod-port), its rx queue polled as empty
+        (netdev_dpdk_rxq_recv() returns at once)."""
+        log("trust b/a on net_null sink null0, for trust=pcp (source src, "
+            "802.1Q priorities 0..7) and trust=dscp (source srcip, untagged "
+            "IPv4, DSCPs %s); a = no QoS on either port, b = QoS pfc "
+            "pfc-enable=3,4 link-speed=10G on the source and on null0, "
+            "trust=MODE on the source; the other source is down"
+            % ",".join("%d" % d for d in TRUST_DSCPS))
+        self.add_dpdk_port("srcip", "net_pcap_srcip,rx_pcap=%s,infinite_rx=1"
+                           % self.a.pcap_dscp)
+        try:
+            for mode, port, other in (("pcp", "src", "srcip"),
+                                      ("dscp", "srcip", "src")):
+                name = "trust=%s b/a" % mode
+                self.ofctl("mod-port", "br0", other, "down")
+                self.ofctl("mod-port", "br0", port, "up")
+                self.flows("in_port=%s,actions=output:null0" % port)
+                why, prios = self.trust_check(port, mode)
+                if why:
+                    log("%s not measured: %s" % (name, why))
+                    self.results["trust=%s skipped" % mode] = why
+                    continue
+                # Warm up, in a: everything the PMD receives must reach
+                # null0 (the other source is idle).
+                w = self.window("null0")
+                log("trust=%s warm-up (a): the PMD received %.2f Mpps, null0 "
+                    "sent %.2f Mpps%s" % (
+                        mode, w["mpps"], w["tx_mpps"],
+                        "" if w["tx_mpps"] >= 0.99 * w["mpps"] else
+                        " (NOT all: is %s idle?)" % other))
+                res = self.series(
+                    name, lambda: self.qos_clear([port, "null0"]),
+                    lambda: self.qos_set_trust(port, "null0", mode,
+                                               pfc_enable="3,4",
+                                               link_speed="10G"),
+                    self.a.runs, lambda w, x: w["mpps"])
+                res["source"] = port
+                res["egress_prio_bytes"] = prios
+                res["warmup"] = {"rx_mpps": w["mpps"],
+                                 "null0_tx_mpps": w["tx_mpps"]}
+        finally:
+            self.qos_clear(["src", "srcip", "null0"])
+            self.ofctl("mod-port", "br0", "src", "up")
+            self.vsctl("--", "del-port", "srcip")
+
+    def trust_check(self, port, mode):
+        """Puts the measured condition of trust=MODE on 'port' -> null0 in
+        force and checks it: pfc/show of 'port' must say "ingress: trust
+        MODE", and neither port may have refused its configuration.  Then
+        shapes null0 to 1 Gb/s under ETS, priority p in class p, each class
+        12 or 13%, so that every class with packets has a backlog, and
+        counts the bytes the scheduler sent per class for a window: the
+        priorities that the ingress port gave the packets.  Returns (None,
+        [bytes of priority 0..7]), or (why not, None); clears the QoS of
+        both ports."""
+        self.qos_set_trust(port, "null0", mode, pfc_enable="3,4",
+                           link_speed="10G")
+        time.sleep(0.3)
+        try:
+            text = {p: self.uc.call("pfc/show", p) for p in (port, "null0")}
+        except RuntimeError as e:
+            self.qos_clear([port, "null0"])
+            return "pfc/show: %s" % e, None
+        for p in (port, "null0"):
+            m = re.search(r"last configuration refused: (.*)", text[p])
+            if m:
+                self.qos_clear([port, "null0"])
+                return "QoS pfc on %s refused: %s" % (p, m.group(1)), None
+        m = re.search(r"ingress: trust (\w+)", text[port])
+        if not m or m.group(1) != mode:
+            self.qos_clear([port, "null0"])
+            return ("pfc/show %s says %s, not \"ingress: trust %s\""
+                    % (port, "\"ingress: trust %s\"" % m.group(1) if m
+                       else "no ingress trust", mode)), None
+        queues = {tc: {"priorities": tc, "tsa": "ets",
+                       "tc_bw": 12 if tc < 4 else 13} for tc in range(8)}
+        self.qos_set_ets("null0", queues, pfc_enable="3,4",
+                         link_speed="10G", max_rate=1000000000)
+        time.sleep(1.0)
+        b0 = self.ets_sent("null0")
+        time.sleep(self.window_s)
+        b1 = self.ets_sent("null0")
+        # The backlog drains before the QoS goes (else its removal waits 1
+        # s for it, then frees it).
+        self.flows("in_port=%s,actions=drop" % port)
+        self.qos_clear([port, "null0"])
+        self.flows("in_port=%s,actions=output:null0" % port)
+        prios = [b1.get(tc, 0) - b0.get(tc, 0) for tc in range(8)]
+        total = sum(prios)
+        log("trust=%s: %s says \"%s\"; priorities at the egress (bytes "
+            "that null0's ETS sent per class, priority p in class p, shaped "
+            "to 1 Gb/s): %s" % (
+                mode, port, m.group(0), " ".join(
+                    "p%d %.1f%%" % (p, 100.0 * b / total if total else 0)
+                    for p, b in enumerate(prios))))
+        return None, prios
 
     def phase_ets(self):
         """ETS: b/a with ETS configured and no backlog (null0 takes
@@ -1736,6 +1883,30 @@ class Bench:
                 ">= %.2f" % TARGET_BA, fmt_ratio(ba["ctrl"]),
                 self.verdict(ba["ratio"], ba["ratio"] >= TARGET_BA,
                              ba["ctrl"], ba["ratio"], TARGET_BA)))
+        for mode, what in (("pcp", "8 priorities tagged"),
+                           ("dscp", "untagged IPv4 mixed DSCP")):
+            label = ("b/a, trust=%s, QoS pfc on ingress and egress, %s, 1 "
+                     "PMD" % (mode, what))
+            tb = R.get("trust=%s b/a" % mode)
+            why = R.get("trust=%s skipped" % mode)
+            if tb:
+                seen = sum(1 for b in tb["egress_prio_bytes"] if b)
+                v = self.verdict(tb["ratio"], tb["ratio"] >= TARGET_BA,
+                                 tb["ctrl"], tb["ratio"], TARGET_BA)
+                if seen < 8:
+                    # Not the traffic the target is for.
+                    v = "INCONCLUSIVE"
+                rows.append((
+                    label,
+                    "%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f "
+                    "cyc/pkt; net_null sink; %d of 8 priorities at the "
+                    "egress)"
+                    % (fmt_ratio(tb["ratio"]), tb["ref_mpps"], tb["ref_cpp"],
+                       tb["x_mpps"], tb["x_cpp"], seen),
+                    ">= %.2f" % TARGET_BA, fmt_ratio(tb["ctrl"]), v))
+            elif why:
+                rows.append((label, "not measured: %s" % why,
+                             ">= %.2f" % TARGET_BA, "-", "INCONCLUSIVE"))
         eb = R.get("ets b/a")
         if eb:
             rows.append((
@@ -2140,7 +2311,11 @@ def main():
 
     s = sub.add_parser("mkpcap", help="write the source pcap")
     s.add_argument("file")
-    s.add_argument("--count", type=int, default=64)
+    s.add_argument("--count", type=int,
+                   help="frames (default 64; with --dscp, 5 per DSCP)")
+    s.add_argument("--dscp", action="store_true",
+                   help="untagged IPv4 frames of DSCPs %s in turn, for "
+                   "trust=dscp" % ",".join("%d" % d for d in TRUST_DSCPS))
     s.set_defaults(func=cmd_mkpcap)
 
     s = sub.add_parser("refresher", help="keep a priority paused")
@@ -2172,6 +2347,9 @@ def main():
                    help="the veth the sink port reads (rx_iface)")
     s.add_argument("--pcap", required=True,
                    help="the traffic source's pcap (for the 2-PMD phase)")
+    s.add_argument("--pcap-dscp", required=True,
+                   help="the pcap of mkpcap --dscp (for the trust phase's "
+                   "second source, srcip)")
     s.add_argument("--config-h", required=True,
                    help="config.h of the OVS build (HAVE_USDT_PROBES)")
     s.add_argument("--pmd2-mask", default="0x3",
@@ -2196,7 +2374,8 @@ def main():
                    "with perf record on the PMD thread, into DIR, and print "
                    "the top symbols")
     s.add_argument("--phases", default=",".join(PHASES),
-                   help="comma-separated phases to run (default: all)")
+                   help="comma-separated phases to run, of %s (default: "
+                   "all)" % ",".join(PHASES))
     s.set_defaults(func=cmd_run)
 
     args = p.parse_args()

@@ -70,6 +70,9 @@ DEFAULT_VLAN = 10
 UDP_SRC_IP = "10.0.0.1"        # Data frames in IPv4/UDP (DataStream udp_sport).
 UDP_DST_IP = "10.0.0.2"
 UDP_DPORT = 5001
+VXLAN_PORT = 4789               # IANA's VXLAN port (RFC 7348).
+VXLAN_LOCAL_IP = "172.31.0.1"   # The switch's tunnel endpoint, and
+VXLAN_REMOTE_IP = "172.31.0.2"  # the peer's (--frames vxlan4).
 UDP6_SRC_IP = "fd00::1"         # Data frames in IPv6/UDP (DataStream ip="6").
 UDP6_DST_IP = "fd00::2"
 QUANTUM_BITS = 512
@@ -301,8 +304,27 @@ class DataStream:
     """Pre-built data frames of one stream; frame(seq) patches the seq."""
 
     def __init__(self, stream, prio, src, dst, tagged=True, vlan=DEFAULT_VLAN,
-                 size=128, run=0, udp_sport=None, ip=None, dscp=0):
+                 size=128, run=0, udp_sport=None, ip=None, dscp=0,
+                 outer_dst=None):
         s = scapy()
+        if ip == "vxlan":
+            # Untagged IPv4 of DSCP 0 in VXLAN (RFC 7348) to the switch's
+            # tunnel endpoint, whose MAC is 'outer_dst', in an outer IPv4
+            # header of DSCP 'dscp': only the outer header tells the
+            # priority.
+            from scapy.layers.inet import IP, UDP
+            from scapy.layers.vxlan import VXLAN
+            inner = DataStream(stream, prio, src, dst, False, size=size,
+                               run=run, ip="4", dscp=0)
+            pkt = (s.Ether(dst=outer_dst, src=src)
+                   / IP(src=VXLAN_REMOTE_IP, dst=VXLAN_LOCAL_IP,
+                        tos=dscp << 2)
+                   / UDP(sport=4000 + stream, dport=VXLAN_PORT, chksum=0)
+                   / VXLAN(vni=0) / s.Raw(bytes(inner.buf)))
+            self.off = 50 + inner.off
+            self.stream, self.prio, self.tagged = stream, prio, False
+            self.buf = bytearray(bytes(pkt))
+            return
         hdr = DATA_HDR.pack(MAGIC, stream, prio, run, 0)
         if ip is not None and udp_sport is None:
             udp_sport = 4000 + stream
@@ -401,6 +423,18 @@ def parse_frame(frame):
           and frame[off:off + 4] == MAGIC):
         _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, off)
         d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq)
+    elif (et == 0x0800 and len(frame) >= off + 20 + 8 + 8 + 14
+          and frame[off] >> 4 == 4 and frame[off + 9] == 17
+          and struct.unpack_from("!H", frame,
+                                 off + (frame[off] & 0xF) * 4 + 2)[0]
+          == VXLAN_PORT):
+        # VXLAN (RFC 7348): the frame inside, with the outer header's DSCP
+        # and PCP.
+        inner = parse_frame(frame[off + (frame[off] & 0xF) * 4 + 16:])
+        d.update({k: v for k, v in inner.items()
+                  if k not in ("len", "pcp", "vid", "tags")})
+        d["outer_dscp"] = frame[off + 1] >> 2
+        d["inner_pcp"] = inner.get("pcp")
     elif (et == 0x0800 and len(frame) >= off + 20
           and frame[off] >> 4 == 4 and frame[off + 9] == 17
           and len(frame) >= off + (frame[off] & 0xF) * 4 + 8
@@ -518,7 +552,7 @@ class Recorder(threading.Thread):
         super().__init__(daemon=True)
         self.port = port
         self.on_frame = on_frame
-        self.data = []      # (t, stream, prio, pcp, seq, run)
+        self.data = []      # (t, stream, prio, pcp, seq, run, outer_dscp)
         self.macc = []      # parse_frame() dicts with "t"
         self.other = 0
         self.lock = threading.Lock()
@@ -541,7 +575,8 @@ class Recorder(threading.Thread):
             with self.lock:
                 if d["kind"] == "data":
                     self.data.append((t, d["stream"], d["prio"],
-                                      d.get("pcp"), d["seq"], d["run"]))
+                                      d.get("pcp"), d["seq"], d["run"],
+                                      d.get("outer_dscp")))
                 elif d["kind"] == "macc":
                     self.macc.append(d)
                 else:
@@ -624,7 +659,8 @@ def send_streams(port, streams, count, rate, size=128, src=MAC_A, dst=MAC_B,
     ds = [DataStream(sid, prio, src, dst, tagged, size=size, run=run,
                      udp_sport=(udp_sports or {}).get(sid),
                      ip=ips.get(sid, (None, 0))[0],
-                     dscp=ips.get(sid, (None, 0))[1])
+                     dscp=ips.get(sid, (None, 0))[1],
+                     outer_dst=(ips.get(sid, (None, 0, None)) + (None,))[2])
           for sid, prio, tagged in streams]
     sent = {sid: 0 for sid, _, _ in streams}
     interval = 1.0 / rate if rate else 0.0
@@ -1261,10 +1297,13 @@ def _incast_sender(cfg, go, stop, results):
         streams = [(cfg["p3"], 3, tagged), (cfg["p0"], 0, tagged)]
         ips = ({} if tagged else
                {cfg["p3"]: (frames[-1], 26), cfg["p0"]: (frames[-1], 0)})
+        if frames == "vxlan4":
+            ips = {cfg["p3"]: ("vxlan", 26, cfg["outer_dst"]),
+                   cfg["p0"]: ("vxlan", 0, cfg["outer_dst"])}
         for sid, prio, tg in streams:           # Warm the builders up.
+            x = ips.get(sid, (None, 0, None)) + (None,)
             DataStream(sid, prio, cfg["mac"], MAC_B, tg, size=cfg["size"],
-                       ip=ips.get(sid, (None, 0))[0],
-                       dscp=ips.get(sid, (None, 0))[1])
+                       ip=x[0], dscp=x[1], outer_dst=x[2])
         results.put(("ready", name, None))
         if not go.wait(cfg["timeout"]):
             raise RuntimeError("never told to start")
@@ -1361,7 +1400,8 @@ def sc_incast(args):
         cfgs[name] = dict(name=name, port=port, mac=mac, p3=10 * i + 3,
                           p0=10 * i, rate=rate, size=args.size,
                           speed=speed_s, run=run_id, ppid=os.getpid(),
-                          timeout=total_s + 60, frames=args.frames)
+                          timeout=total_s + 60, frames=args.frames,
+                          outer_dst=args.outer_dst)
     for name in names:
         procs[name] = ctx.Process(target=_incast_sender, name="incast-"
                                   + name, daemon=True,
@@ -1524,7 +1564,15 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
         if rl:
             ck.log("from B's XON to the first p3 frame after it: median "
                    "%.1f ms, max %.1f ms" % (rl[len(rl) // 2], rl[-1]))
-    facts = {"senders": names, "cycles": len(episodes),
+    # The outer DSCPs of the frames that reached B in VXLAN, per priority.
+    outer = {}
+    for x in data:
+        if x[6] is not None:
+            key = "p3" if x[1] in p3_ids else "p0"
+            outer.setdefault(key, set()).add(x[6])
+    facts = {"outer_dscp_p3": sorted(outer.get("p3", [])),
+             "outer_dscp_p0": sorted(outer.get("p0", [])),
+             "senders": names, "cycles": len(episodes),
              "b_xoff": n_pfc["xoff"], "b_xon": n_pfc["xon"],
              "b_pfc": n_pfc["xoff"] + n_pfc["xon"],
              "refresh_s": refresh, "max_refresh_gap_s": max_gap,
@@ -2220,10 +2268,14 @@ def main():
     s.add_argument("--slack", type=float, default=0.5)
     s.add_argument("--cycles", type=int, default=4)
     s.add_argument("--frames", default="tagged",
-                   choices=["tagged", "dscp4", "dscp6"],
+                   choices=["tagged", "dscp4", "dscp6", "vxlan4"],
                    help="incast: the senders' frames: tagged with their "
                    "priority, or untagged IPv4 or IPv6 whose DSCP gives it "
-                   "(26, AF31, for p3; 0 for p0)")
+                   "(26, AF31, for p3; 0 for p0), or IPv4 of DSCP 0 in VXLAN "
+                   "to --outer-dst whose outer DSCP gives it")
+    s.add_argument("--outer-dst", default="ff:ff:ff:ff:ff:ff",
+                   help="incast --frames vxlan4: the switch tunnel "
+                   "endpoint's MAC")
     s.add_argument("--pause-ms", type=int, default=300)
     s.add_argument("--resume-ms", type=int, default=200)
     s.add_argument("--facts", help="write facts for the caller as JSON")

@@ -87,14 +87,14 @@ print(json.load(open(sys.argv[1])).get(sys.argv[2], "absent"))' \
         "$PFC_TMP/incast.json" "$1" 2>/dev/null || echo absent
 }
 
-# classify_watch_held: samples, every 20 ms until killed, the p3 packets
-# that dpdk-b holds (pfc/show's held-pkts), the largest into
+# classify_watch_held [PORT]: samples, every 20 ms until killed, the p3
+# packets that PORT (dpdk-b) holds (pfc/show's held-pkts), the largest into
 # $PFC_TMP/max_held.
 classify_watch_held() {
-    local max=0 n
+    local max=0 n port=${1:-dpdk-b}
     echo 0 >"$PFC_TMP/max_held"
     while :; do
-        n=$(pfc_appctl pfc/show dpdk-b 2>/dev/null \
+        n=$(pfc_appctl pfc/show "$port" 2>/dev/null \
                 | awk '$1 == "p3" { print $5 }')
         if [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -gt "$max" ]; then
             max=$n
@@ -167,5 +167,138 @@ test_classify_queue_row() {
     classify_incast tagged 4 500 1500
     check "most p3 packets held at dpdk-b at once" "$(classify_max_held)" \
         -gt 1024
+    [ "$FAILS" -eq 0 ]
+}
+
+# classify_dcbx_adopt ENABLE: B, dpdk-b's DCBX partner (not willing, TTL
+# 120 s), advertises the PFC enable vector ENABLE (a list of priorities).
+classify_dcbx_adopt() {
+    "$PFC_PY" "$PFC_PEER" lldp --port "$PFC_NS_B:$PFC_IF_B1" \
+        --src "$PFC_MAC_B" --enable "$1" --ttl 120 || FAILS=$((FAILS + 1))
+}
+
+# A priority that DCBX makes lossless was lossy when the QoS was created:
+# dpdk-b has pfc-enable=4, adopts its partner's 3, and class 3's queue must
+# take every lossless packet that the buffer admits (more than 1,024).
+test_classify_dcbx_adopted() {
+    classify_setup "" "pfc-enable=3 link-speed=1G xoff-threshold=80000" \
+        "pfc-enable=4 link-speed=1G dcbx=ieee dcbx-willing=true" \
+        || return 1
+    classify_dcbx_adopt 3
+    wait_oper 3 "partner's" || return 1
+    classify_incast tagged 4 500 1500
+    check "most p3 packets held at dpdk-b at once" "$(classify_max_held)" \
+        -gt 1024
+    [ "$FAILS" -eq 0 ]
+}
+
+# A partner's vector whose headroom does not fit in the buffer is refused
+# with the reason, the port keeps its own, and the shared pool stays.  At
+# 100 km and 10 Gb/s, one lossless priority needs about 21,000 cells of
+# headroom: two fit in the 65,536 cells, eight do not.
+test_classify_dcbx_fit() {
+    local out shared
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10G cable-length=100000 \
+        dcbx=ieee dcbx-willing=true || return 1
+    wait_oper 3 pfc-enable || return 1
+    classify_dcbx_adopt 0,1,2,3,4,5,6,7
+    sleep 1
+    out=$(pfc_show dpdk-b)
+    pfc_log "$(grep 'dcbx pfc-enable:' <<<"$out")"
+    run_or_fail "the partner's 0-7 refused: headroom does not fit" \
+        grep -q "operational 3 (pfc-enable), MISMATCH: the partner's vector \
+is not adopted: the headroom of its vector does not fit" <<<"$out"
+    run_or_fail "pfc-enable 3 stays in force" \
+        grep -q "^  pfc-enable: 3\$" <<<"$out"
+    out=$(pfc_appctl pfc/buffer 2>&1)
+    pfc_log "$(head -3 <<<"$out")"
+    shared=$(sed -n 's/^buffer: .* \([0-9]*\) shared (.*/\1/p' <<<"$out")
+    check "shared pool cells" "${shared:-absent}" -gt 0
+    classify_dcbx_adopt 3,4
+    wait_oper 3,4 "partner's"
+    [ "$FAILS" -eq 0 ]
+}
+
+# A lossless flow into a VXLAN tunnel (OVS userspace tunnelling, as OVN
+# uses it): A and C send untagged IPv4 of DSCP 26 (p3) and 0 (p0), which
+# their ports classify by DSCP; br0 encapsulates it on vxlan0
+# (options:tos=inherit), whose endpoint 172.31.0.1 is br0's own address and
+# whose remote 172.31.0.2 is B, behind dpdk-b.  B pauses p3: the frames
+# leave dpdk-b inside a VXLAN header, untagged, and stay priority 3; their
+# outer DSCP is the inner one, so that B would classify them alike.
+test_classify_vxlan_encap() {
+    classify_setup "" "pfc-enable=3 link-speed=1G trust=dscp" \
+        "pfc-enable=3 link-speed=1G queue-size=200" || return 1
+    classify_vxlan_endpoint || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:vxlan0 \
+        && pfc_ofctl add-flow br0 in_port=dpdk-c,actions=output:vxlan0 \
+        && pfc_ofctl add-flow br0 in_port=LOCAL,actions=output:dpdk-b \
+        || return 1
+    pfc_log "tunnel: $(pfc_appctl ovs/route/show | grep 172.31) /" \
+        "$(pfc_appctl tnl/arp/show | grep 172.31)"
+    classify_incast dscp4
+    run_or_fail "B got p3 in VXLAN with outer DSCP 26 (tos=inherit)" \
+        test "$(classify_fact outer_dscp_p3)" = "[26]"
+    run_or_fail "B got p0 in VXLAN with outer DSCP 0" \
+        test "$(classify_fact outer_dscp_p0)" = "[0]"
+    [ "$FAILS" -eq 0 ]
+}
+
+# classify_vxlan_endpoint: makes br0's own address, 172.31.0.1, the
+# endpoint of vxlan0 (remote 172.31.0.2, B, behind dpdk-b; key 0,
+# tos=inherit), and clears br0's flows.
+classify_vxlan_endpoint() {
+    ip netns exec "$PFC_NS_S" ip addr add 172.31.0.1/24 dev br0 \
+        && ip netns exec "$PFC_NS_S" ip link set br0 up || return 1
+    pfc_vsctl add-port br0 vxlan0 -- set Interface vxlan0 type=vxlan \
+        options:remote_ip=172.31.0.2 options:local_ip=172.31.0.1 \
+        options:key=0 options:tos=inherit || return 1
+    pfc_appctl ovs/route/add 172.31.0.2/32 br0 >/dev/null || return 1
+    pfc_appctl tnl/arp/set br0 172.31.0.2 "$PFC_MAC_B" >/dev/null \
+        || return 1
+    pfc_ofctl del-flows br0
+}
+
+# A lossless flow out of a VXLAN tunnel: B sends IPv4 of DSCP 0 inside
+# VXLAN whose outer DSCP is 26 (p3) or 0 (p0), and honours the PFC frames
+# of dpdk-b, which classifies by DSCP: by the outer header, as the packet
+# arrives.  br0 decapsulates it and sends the inner frame, untagged and of
+# DSCP 0, to dpdk-a, where A pauses p3: it stays priority 3.  (Here B is the
+# sender and A the pauser.)
+test_classify_vxlan_decap() {
+    local facts rc mac
+    pfc_setup "$OVS" || return 1
+    facts=$PFC_TMP/incast.json
+    classify_vxlan_endpoint || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-b,actions=LOCAL \
+        && pfc_ofctl add-flow br0 in_port=vxlan0,actions=output:dpdk-a \
+        || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=1G trust=dscp || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G queue-size=100 || return 1
+    mac=$(pfc_vsctl get Interface br0 mac_in_use | tr -d '"')
+    pfc_log "br0 (tunnel endpoint 172.31.0.1) MAC $mac"
+    pfc_bg "$PFC_PY" "$PFC_PEER" scenario incast \
+        --a "$(pfc_host_port B)" --b "$(pfc_host_port A)" \
+        --frames vxlan4 --outer-dst "$mac" --speed-a 1G --speed-b 1G \
+        --rate 1000 --cycles 6 --pause-ms 150 --resume-ms 200 \
+        --facts "$facts"
+    classify_watch_held dpdk-a &
+    local watch=$!
+    wait "$PFC_LAST_PID"
+    rc=$?
+    kill "$watch" 2>/dev/null
+    wait "$watch" 2>/dev/null
+    run_or_fail "incast scenario, B into VXLAN (status $rc)" test "$rc" = 0
+    pfc_show
+    pfc_stats_refresh
+    check "dpdk-a pfc_hold_drops_p3" "$(pfc_stat dpdk-a pfc_hold_drops_p3)" \
+        -eq 0
+    check "p3 frames at A inside a pause" \
+        "$(classify_fact p3_during_pauses)" -eq 0
+    check "dpdk-b pfc_tx_frames_p3 (B paused)" \
+        "$(pfc_stat dpdk-b pfc_tx_frames_p3)" -ge 1
+    pfc_log "most p3 packets held at dpdk-a at once (sampled):" \
+        "$(classify_max_held)"
     [ "$FAILS" -eq 0 ]
 }
