@@ -28,6 +28,7 @@ EXTRA_DIST += bench.mk
 bench: all-local
 	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-buffer bench
 	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-ets bench
+	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-classify bench
 	PFC_BENCH_PNG='$(abs_builddir)/pfc-bench.png' \
 	PFC_BENCH_JSON='$(abs_builddir)/pfc-bench.json' \
 	    $(srcdir)/utilities/ovs-pfc-bench $(abs_builddir)/$(OVS_TREE)
