@@ -78,18 +78,25 @@ pfc_mark_register(void)
 
 /* Marks each of the 'cnt' packets in 'pkts' with the priority that 'c'
  * gives it. */
-static void
+static inline void
 pfc_rx_classify(const struct pfc_classifier *c, struct rte_mbuf **pkts,
                 int cnt)
 {
-    if (OVS_UNLIKELY(pfc_mark_offset < 0)) {
+    /* In locals: the marks are octets, which may alias anything. */
+    const int off = pfc_mark_offset;
+    const int trust = c->trust, def = c->default_prio;
+    const uint8_t *map = c->dscp_to_prio;
+
+    if (OVS_UNLIKELY(off < 0)) {
         return;
     }
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
+        int prio = pfc_classify__(trust, def, map,
+                                  rte_pktmbuf_mtod(m, const uint8_t *),
+                                  rte_pktmbuf_data_len(m));
 
-        pfc_mark_set(m, pfc_classify(c, rte_pktmbuf_mtod(m, const void *),
-                                     rte_pktmbuf_data_len(m)));
+        *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = PFC_MARK_VALID | prio;
     }
 }
 
@@ -330,44 +337,45 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
 
     const struct pfc_classifier *c = ovsrcu_get(const struct pfc_classifier *,
                                                 &port->cls);
-    bool mark = pfc_mark_offset >= 0;
 
     c = c ? c : &pfc_cls_pcp;
+    /* In locals: the marks are octets, which may alias anything. */
+    const int off = pfc_mark_offset;
+    const int trust = c->trust, def = c->default_prio;
+    const uint8_t *map = c->dscp_to_prio;
+
     atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
     atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
+        const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+        uint16_t len = rte_pktmbuf_data_len(m);
         struct pfc_frame frame;
         enum pfc_rx_kind kind;
+        int prio;
 
-        if (OVS_LIKELY(!pfc_maybe_mac_control(rte_pktmbuf_mtod(m, void *),
-                                              rte_pktmbuf_data_len(m)))) {
-            if (OVS_UNLIKELY(dcbx_on)
-                && pfc_is_lldp(rte_pktmbuf_mtod(m, const void *),
-                               rte_pktmbuf_data_len(m))) {
+        if (OVS_LIKELY(!pfc_maybe_mac_control(data, len))) {
+            if (OVS_UNLIKELY(dcbx_on) && pfc_is_lldp(data, len)) {
                 pfc_rx_lldp(port, m);
                 rte_pktmbuf_free(m);
                 continue;
             }
-            int prio = pfc_classify(c, rte_pktmbuf_mtod(m, const void *),
-                                    rte_pktmbuf_data_len(m));
-
+            prio = pfc_classify__(trust, def, map, data, len);
             if (OVS_UNLIKELY(wd_dropped)
                 && pfc_wd_rx_drop(port, m, prio, wd_dropped)) {
                 continue;
             }
-            if (OVS_LIKELY(mark)) {
-                pfc_mark_set(m, prio);
+            if (OVS_LIKELY(off >= 0)) {
+                *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = PFC_MARK_VALID | prio;
             }
             pkts[kept++] = m;
             continue;
         }
-        kind = pfc_frame_decode(rte_pktmbuf_mtod(m, const void *),
-                                rte_pktmbuf_data_len(m), &frame);
+        kind = pfc_frame_decode(data, len, &frame);
         if (kind == PFC_RX_NOT_MAC_CONTROL) {
-            if (OVS_LIKELY(mark)) {
-                pfc_mark_set(m, pfc_classify(c, rte_pktmbuf_mtod(m, void *),
-                                             rte_pktmbuf_data_len(m)));
+            if (OVS_LIKELY(off >= 0)) {
+                prio = pfc_classify__(trust, def, map, data, len);
+                *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = PFC_MARK_VALID | prio;
             }
             pkts[kept++] = m;
         } else {
