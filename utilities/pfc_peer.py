@@ -1310,12 +1310,13 @@ def _incast_sender(cfg, go, stop, results):
         halt = threading.Event()
         sent = {}
         t_go = time.time()
+        times = {}              # Stream: the send time of each seq.
 
         def one(stream):
             sent.update(send_streams(port, [stream], None, cfg["rate"],
                                      size=cfg["size"], src=cfg["mac"],
                                      dst=MAC_B, run=cfg["run"], pause=pause,
-                                     stop=halt, ips=ips))
+                                     stop=halt, ips=ips, times=times))
 
         ths = [threading.Thread(target=one, args=(st,), daemon=True)
                for st in streams]
@@ -1355,6 +1356,7 @@ def _incast_sender(cfg, go, stop, results):
             "data_rx": len(snap["data"]),
             "first_xoff_s": (xoff_t[0] - t_go) if xoff_t else None,
             "recorder_error": str(rec.error) if rec.error else None,
+            "p3_times": times.get(cfg["p3"], []),
         }))
     except Exception:
         results.put(("error", name, traceback.format_exc()))
@@ -1553,16 +1555,31 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
     # (and a few sent after the switch resumed its senders).
     p3_ids = {cfgs[n]["p3"] for n in names}
     p3_t = sorted(x[0] for x in data if x[1] in p3_ids)
-    bursts, leaked, leaked_late, release = [], 0, 0, []
+    # When each sender sent each p3 frame: a frame that left the switch
+    # inside a pause may have been in the switch's transmit ring before
+    # the pause began (as in a NIC's ring, which the response time of
+    # pfc/show covers), unless its sender sent it after the pause began.
+    sent_at = {}
+    for name in names:
+        st = done.get(name, {}).get("p3_times", [])
+        sent_at[cfgs[name]["p3"]] = st
+    p3_sent = sorted((x[0], sent_at.get(x[1], [])[x[4]]
+                      if x[4] < len(sent_at.get(x[1], [])) else None)
+                     for x in data if x[1] in p3_ids)
+    bursts, leaked, leaked_late, leaked_ring, release = [], 0, 0, 0, []
     for (t_on, t_off), late in zip(episodes, late_refresh):
         bursts.append(sum(1 for t in p3_t if t_off <= t < t_off + 0.02))
-        n = sum(1 for t in p3_t if t_on + 0.02 <= t < t_off)
+        inside = [ts for t, ts in p3_sent if t_on + 0.02 <= t < t_off]
         if late:
             # B's own refresh came after the pause ran out: the switch
             # rightly resumed; not counted against it.
-            leaked_late += n
-        else:
-            leaked += n
+            leaked_late += len(inside)
+            continue
+        # Sent by their sender 20 ms or more into the pause: the switch
+        # read the XOFF before it received them, and had to hold them.
+        n = sum(1 for ts in inside if ts is None or ts >= t_on + 0.02)
+        leaked += n
+        leaked_ring += len(inside) - n
         # From B's XON to the first p3 frame after it, held at the switch
         # during the pause: how late the pause ended, seen from B.
         after = [t for t in p3_t if t >= t_off]
@@ -1571,10 +1588,11 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
     if bursts:
         sb = sorted(bursts)
         ck.log("p3 frames at B in the 20 ms after each XON: median %d, "
-               "min %d, max %d; during pauses: %d (and %d in %d pauses "
-               "that B let run out)"
-               % (sb[len(sb) // 2], sb[0], sb[-1], leaked, leaked_late,
-                  sum(late_refresh)))
+               "min %d, max %d; during pauses: %d sent into them (and %d "
+               "that the switch had received before the pause, from its "
+               "transmit ring; %d in %d pauses that B let run out)"
+               % (sb[len(sb) // 2], sb[0], sb[-1], leaked, leaked_ring,
+                  leaked_late, sum(late_refresh)))
         rl = sorted(x for x in release if x is not None)
         if rl:
             ck.log("from B's XON to the first p3 frame after it: median "
@@ -1593,6 +1611,7 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
              "refresh_s": refresh, "max_refresh_gap_s": max_gap,
              "xon_bursts": bursts, "p3_during_pauses": leaked,
              "p3_during_lapsed_pauses": leaked_late,
+             "p3_during_pauses_from_ring": leaked_ring,
              "release_ms": release,
              "per_sender": {}}
     min_sent = max(50, int(rate * total_s / 4))

@@ -192,15 +192,39 @@ test_classify_dcbx_adopted() {
     [ "$FAILS" -eq 0 ]
 }
 
+# classify_headroom: dpdk-b's headroom per lossless priority, cells.
+classify_headroom() {
+    pfc_show dpdk-b | sed -n 's/^  headroom: \([0-9]*\) cells per.*/\1/p'
+}
+
 # A partner's vector whose headroom does not fit in the buffer is refused
-# with the reason, the port keeps its own, and the shared pool stays.  At
-# 100 km and 10 Gb/s, one lossless priority needs about 21,000 cells of
-# headroom: two fit in the 65,536 cells, eight do not.
+# with the reason, the port keeps its own, and the shared pool stays.  The
+# cable is made long enough (from the buffer's size and the headroom at two
+# lengths) that two lossless priorities fit at 10 Gb/s and eight do not.
 test_classify_dcbx_fit() {
-    local out shared
+    local out shared cells h1 h2 len q fit
     pfc_setup "$OVS" || return 1
-    pfc_qos dpdk-b pfc-enable=3 link-speed=10G cable-length=100000 \
-        dcbx=ieee dcbx-willing=true || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10G dcbx=ieee \
+        dcbx-willing=true || return 1
+    q=$(pfc_vsctl get Port dpdk-b qos) || return 1
+    cells=$(pfc_appctl pfc/buffer | sed -n 's/^buffer: \([0-9]*\) cells.*/\1/p')
+    h1=$(classify_headroom)
+    pfc_vsctl set QoS "$q" other_config:cable-length=10100 || return 1
+    sleep 0.5
+    h2=$(classify_headroom)
+    pfc_log "buffer $cells cells; headroom $h1 cells at 100 m, $h2 at 10100 m"
+    if ! [[ "$cells$h1$h2" =~ ^[0-9]+$ ]] || [ "$h2" -le "$h1" ]; then
+        pfc_log "FAIL: cannot read the buffer or the headroom"
+        return 1
+    fi
+    # Headroom of (cells - 256) / 2.5 per priority: two fit, three do not.
+    len=$(( 100 + ((cells - 256) * 2 / 5 - h1) * 10000 / (h2 - h1) ))
+    pfc_vsctl set QoS "$q" "other_config:cable-length=$len" || return 1
+    sleep 0.5
+    fit=$(( (cells - 256) / $(classify_headroom) ))
+    pfc_log "cable-length $len m: headroom $(classify_headroom) cells," \
+        "$fit lossless priorities fit"
+    check "lossless priorities that fit" "$fit" -eq 2
     wait_oper 3 pfc-enable || return 1
     classify_dcbx_adopt 0,1,2,3,4,5,6,7
     sleep 1
