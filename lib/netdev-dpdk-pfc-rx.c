@@ -51,6 +51,7 @@ int pfc_mark_offset = -1;
  * untagged frames priority 0. */
 static const struct pfc_classifier pfc_cls_pcp = {
     .trust = PFC_TRUST_PCP,
+    .dscp_default = true,
 };
 
 /* Registers the mbuf dynamic field of the ingress priority.  Called once,
@@ -85,7 +86,7 @@ pfc_rx_classify(const struct pfc_classifier *c, struct rte_mbuf **pkts,
     /* In locals: the marks are octets, which may alias anything. */
     const int off = pfc_mark_offset;
     const int trust = c->trust, def = c->default_prio;
-    const uint8_t *map = c->dscp_to_prio;
+    const uint8_t *map = c->dscp_default ? NULL : c->dscp_to_prio;
 
     if (OVS_UNLIKELY(off < 0)) {
         return;
@@ -110,6 +111,7 @@ pfc_rx_classify_guest(const struct pfc_classifier *c, struct rte_mbuf **pkts,
 {
     static const struct pfc_classifier untrusted = {
         .trust = PFC_TRUST_NONE,
+        .dscp_default = true,
     };
 
     pfc_rx_classify(c ? c : &untrusted, pkts, cnt);
@@ -342,7 +344,7 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
     /* In locals: the marks are octets, which may alias anything. */
     const int off = pfc_mark_offset;
     const int trust = c->trust, def = c->default_prio;
-    const uint8_t *map = c->dscp_to_prio;
+    const uint8_t *map = c->dscp_default ? NULL : c->dscp_to_prio;
 
     atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
     atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
@@ -354,8 +356,15 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
         enum pfc_rx_kind kind;
         int prio;
 
-        if (OVS_LIKELY(!pfc_maybe_mac_control(data, len))) {
-            if (OVS_UNLIKELY(dcbx_on) && pfc_is_lldp(data, len)) {
+        uint16_t type = len >= ETH_HEADER_LEN ? (data[12] << 8) | data[13]
+                                              : 0;
+
+        if (OVS_LIKELY(type == ETH_TYPE_IP || type == ETH_TYPE_IPV6)
+            || !pfc_maybe_mac_control(data, len)) {
+            /* An untagged IP packet is neither a MAC Control frame nor an
+             * LLDPDU: one test for the common case. */
+            if (OVS_UNLIKELY(dcbx_on) && type != ETH_TYPE_IP
+                && type != ETH_TYPE_IPV6 && pfc_is_lldp(data, len)) {
                 pfc_rx_lldp(port, m);
                 rte_pktmbuf_free(m);
                 continue;

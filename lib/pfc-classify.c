@@ -165,4 +165,5 @@ pfc_classifier_init(struct pfc_classifier *c, enum pfc_trust trust,
     } else {
         pfc_dscp_map_default(c->dscp_to_prio);
     }
+    c->dscp_default = pfc_dscp_map_is_default(c->dscp_to_prio);
 }

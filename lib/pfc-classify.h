@@ -61,6 +61,7 @@ enum pfc_trust {
 struct pfc_classifier {
     uint8_t trust;              /* An enum pfc_trust. */
     uint8_t default_prio;       /* Priority of untagged frames, 0..7. */
+    bool dscp_default;          /* dscp_to_prio is the default map. */
     uint8_t dscp_to_prio[PFC_N_DSCP]; /* Priority of each DSCP, 0..7. */
 };
 
@@ -111,7 +112,8 @@ pfc_frame_dscp(const uint8_t *data, size_t len)
 }
 
 /* Returns the priority, 0..7, that a port of trust mode 'trust' (an enum
- * pfc_trust), default priority 'def' and DSCP map 'map' gives the Ethernet
+ * pfc_trust), default priority 'def' and DSCP map 'map' (NULL for the
+ * default map, DSCP / 8, computed without a table) gives the Ethernet
  * frame of 'len' octets at 'data' (see the trust modes above).  The common
  * frames, untagged IPv4 under trust=dscp and any frame of one tag or none
  * under trust=pcp, take a few loads.  Inline, with the rule in scalars: the
@@ -128,11 +130,11 @@ pfc_classify__(int trust, int def, const uint8_t map[PFC_N_DSCP],
             int dscp;
 
             if (type == PFC_CLS_ETH_IPV4 && (data[14] >> 4) == 4) {
-                return map[data[15] >> 2];
+                return map ? map[data[15] >> 2] : data[15] >> 5;
             }
             dscp = pfc_frame_dscp(data, len);
             if (dscp >= 0) {
-                return map[dscp];
+                return map ? map[dscp] : dscp >> 3;
             }
         } else if (trust == PFC_TRUST_NONE) {
             return def;
@@ -144,7 +146,7 @@ pfc_classify__(int trust, int def, const uint8_t map[PFC_N_DSCP],
         int dscp = pfc_frame_dscp(data, len);
 
         if (dscp >= 0) {
-            return map[dscp];
+            return map ? map[dscp] : dscp >> 3;
         }
     }
     return def;                 /* Too short to hold a tag. */
@@ -155,7 +157,8 @@ pfc_classify__(int trust, int def, const uint8_t map[PFC_N_DSCP],
 static inline int
 pfc_classify(const struct pfc_classifier *c, const void *data, size_t len)
 {
-    return pfc_classify__(c->trust, c->default_prio, c->dscp_to_prio, data,
+    return pfc_classify__(c->trust, c->default_prio,
+                          c->dscp_default ? NULL : c->dscp_to_prio, data,
                           len);
 }
 

@@ -126,6 +126,19 @@ test_dscp_default(void)
                        == dscp / 8);
         }
     }
+    /* The default map without a table gives what the table gives. */
+    uint8_t table[PFC_N_DSCP];
+
+    pfc_dscp_map_default(table);
+    ovs_assert(c.dscp_default);
+    for (int dscp = 0; dscp < PFC_N_DSCP; dscp++) {
+        uint8_t buf[64];
+        size_t len = make_frame(buf, sizeof buf, 0, 0, PFC_CLS_ETH_IPV4, dscp);
+
+        ovs_assert(pfc_classify__(PFC_TRUST_DSCP, 1, NULL, buf, len)
+                   == pfc_classify__(PFC_TRUST_DSCP, 1, table, buf, len));
+    }
+
     /* The well-known code points. */
     ovs_assert(classify(&c, 0, 0, PFC_CLS_ETH_IPV4, 26) == 3);   /* AF31. */
     ovs_assert(classify(&c, 0, 0, PFC_CLS_ETH_IPV4, 46) == 5);   /* EF. */
