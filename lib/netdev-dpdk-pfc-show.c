@@ -483,6 +483,12 @@ pfc_show_buffer_config(struct ds *ds, const struct pfc_show_snap *snap,
     }
     ds_put_cstr(ds, " (the priority each received packet carries to every "
                 "egress)\n");
+    if (cfg->rewrite.pcp || cfg->rewrite.dscp_prios) {
+        ds_put_format(ds, "  egress rewrite: pcp %s, dscp ",
+                      cfg->rewrite.pcp ? "from the priority" : "kept");
+        pfc_rewrite_dscp_format(ds, &cfg->rewrite);
+        ds_put_char(ds, '\n');
+    }
 }
 
 /* "pfc/show" of a vhost-user port: no MAC, no pause timers and no PFC

@@ -1188,9 +1188,32 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     *n_refused = s.refused;
 }
 
+/* Rewrites the markings of the 'cnt' packets in 'pkts' from the priority
+ * each carries, as 'rw' (rewrite-pcp, rewrite-dscp) asks
+ * (pfc_rewrite_frame()).  The IPv4 header rewritten is the outermost one:
+ * its checksum is left to the NIC if the NIC computes it (the outer
+ * checksum offload of a tunnel packet, else the IP checksum offload). */
+static void
+pfc_send_rewrite(const struct pfc_rewrite *rw, struct rte_mbuf **pkts,
+                 int cnt)
+{
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        uint64_t f = m->ol_flags;
+        bool hw = (f & RTE_MBUF_F_TX_TUNNEL_MASK
+                   ? f & RTE_MBUF_F_TX_OUTER_IP_CKSUM
+                   : f & RTE_MBUF_F_TX_IP_CKSUM);
+
+        pfc_rewrite_frame(rte_pktmbuf_mtod(m, void *),
+                          rte_pktmbuf_data_len(m), pfc_mbuf_priority(m), rw,
+                          !hw);
+    }
+}
+
 /* pfc_send__() on tx queue 'qid' of the live object that 'pfc' is or was
- * replaced by, under that tx queue's lock.  Returns 'cnt' if PFC no longer
- * applies to the port (nothing was done), else 0. */
+ * replaced by, under that tx queue's lock, after the egress remarking of
+ * 'pfc' (pfc_send_rewrite()).  Returns 'cnt' if PFC no longer applies to
+ * the port (nothing was done), else 0. */
 static inline int ALWAYS_INLINE
 pfc_send_locked__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                   int vid, struct rte_mbuf **pkts, int cnt, int *n_taken,
@@ -1199,6 +1222,10 @@ pfc_send_locked__(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     struct pfc_txq *t;
 
     *n_taken = *n_dropped = *n_refused = 0;
+    if (OVS_UNLIKELY(pfc->cfg.rewrite.pcp || pfc->cfg.rewrite.dscp_prios)) {
+        /* Immutable in an object: a change of the keys makes a new one. */
+        pfc_send_rewrite(&pfc->cfg.rewrite, pkts, cnt);
+    }
     pfc = pfc_lock_live(pfc, qid, false, &t);
     if (!pfc) {
         return cnt;

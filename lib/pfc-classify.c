@@ -167,3 +167,156 @@ pfc_classifier_init(struct pfc_classifier *c, enum pfc_trust trust,
     }
     c->dscp_default = pfc_dscp_map_is_default(c->dscp_to_prio);
 }
+
+/* Parses 's', the value of rewrite-dscp: a comma-separated list of
+ * PRIORITY:DSCP pairs, priority 0..7 and DSCP 0..63 (spaces allowed), into
+ * 'rw'.  A priority not listed keeps the DSCP it has.  Returns 0, or EINVAL
+ * with a message in '*errp' (the caller frees it), leaving 'rw' as it
+ * was. */
+int
+pfc_rewrite_dscp_parse(const char *s, struct pfc_rewrite *rw, char **errp)
+{
+    uint8_t dscp[8] = { 0 };
+    uint8_t prios = 0;
+    const char *p = s;
+
+    while (*p) {
+        unsigned long prio, d;
+        char *end;
+
+        p += strspn(p, " ");
+        if (!*p) {
+            break;
+        }
+        errno = 0;
+        prio = strtoul(p, &end, 10);
+        if (end == p || *p == '-' || errno || prio > 7) {
+            goto bad;
+        }
+        p = end + strspn(end, " ");
+        if (*p++ != ':') {
+            goto bad;
+        }
+        p += strspn(p, " ");
+        d = strtoul(p, &end, 10);
+        if (end == p || *p == '-' || errno || d >= PFC_N_DSCP) {
+            goto bad;
+        }
+        dscp[prio] = d;
+        prios |= 1u << prio;
+        p = end + strspn(end, " ");
+        if (*p == ',') {
+            p++;
+        } else if (*p) {
+            goto bad;
+        }
+    }
+    rw->dscp_prios = prios;
+    memcpy(rw->prio_to_dscp, dscp, sizeof dscp);
+    return 0;
+
+bad:
+    *errp = xasprintf("other_config:rewrite-dscp=\"%s\" is invalid: must be "
+                      "a comma-separated list of PRIORITY:DSCP pairs, "
+                      "PRIORITY from 0 to 7 and DSCP from 0 to 63", s);
+    return EINVAL;
+}
+
+/* Appends the rewrite-dscp map of 'rw' to 'ds', as
+ * pfc_rewrite_dscp_parse() reads it, or "none". */
+void
+pfc_rewrite_dscp_format(struct ds *ds, const struct pfc_rewrite *rw)
+{
+    bool any = false;
+
+    for (int n = 0; n < 8; n++) {
+        if ((rw->dscp_prios >> n) & 1) {
+            ds_put_format(ds, "%s%d:%d", any ? "," : "", n,
+                          rw->prio_to_dscp[n]);
+            any = true;
+        }
+    }
+    if (!any) {
+        ds_put_cstr(ds, "none");
+    }
+}
+
+/* Adds to the 16-bit one's complement checksum 'csum' (network order, as
+ * in the header) the change of one 16-bit word from 'old' to 'new' (RFC
+ * 1624, eqn. 3). */
+static uint16_t
+csum_update16(uint16_t csum, uint16_t old, uint16_t new)
+{
+    uint32_t sum = (uint16_t) ~csum + (uint16_t) ~old + new;
+
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    return ~sum;
+}
+
+/* Rewrites the markings of the Ethernet frame of 'len' octets at 'data',
+ * of priority 'prio' (0..7), as 'rw' asks: the PCP of its outer tag, and
+ * the DSCP of its IPv4 or IPv6 header behind at most two tags, keeping the
+ * ECN field.  Fixes an IPv4 header's checksum incrementally unless
+ * 'ip_csum' is false (the NIC computes it).  Returns true if it changed
+ * anything. */
+bool
+pfc_rewrite_frame(void *data_, size_t len, int prio,
+                  const struct pfc_rewrite *rw, bool ip_csum)
+{
+    uint8_t *data = data_;
+    bool changed = false;
+    size_t off = 12;
+
+    if (len < 14) {
+        return false;
+    }
+    for (int tags = 0; ; tags++) {
+        uint16_t type = (data[off] << 8) | data[off + 1];
+
+        if (type == PFC_CLS_ETH_VLAN || type == PFC_CLS_ETH_QINQ) {
+            if (tags == 2 || len < off + 6) {
+                return changed;
+            }
+            if (!tags && rw->pcp && (data[off + 2] >> 5) != prio) {
+                data[off + 2] = (data[off + 2] & 0x1f) | (prio << 5);
+                changed = true;
+            }
+            off += 4;
+            continue;
+        }
+        off += 2;
+        if (!((rw->dscp_prios >> prio) & 1)) {
+            return changed;
+        }
+        uint8_t dscp = rw->prio_to_dscp[prio];
+
+        if (type == PFC_CLS_ETH_IPV4 && len >= off + 20
+            && (data[off] >> 4) == 4 && (data[off + 1] >> 2) != dscp) {
+            uint16_t old = (data[off] << 8) | data[off + 1];
+            uint8_t tos = (dscp << 2) | (data[off + 1] & 3);
+            uint16_t new = (data[off] << 8) | tos;
+
+            data[off + 1] = tos;
+            if (ip_csum) {
+                uint16_t csum = (data[off + 10] << 8) | data[off + 11];
+
+                csum = csum_update16(csum, old, new);
+                data[off + 10] = csum >> 8;
+                data[off + 11] = csum & 0xff;
+            }
+            changed = true;
+        } else if (type == PFC_CLS_ETH_IPV6 && len >= off + 40
+                   && (data[off] >> 4) == 6) {
+            uint8_t tc = ((data[off] & 0x0f) << 4) | (data[off + 1] >> 4);
+            uint8_t ntc = (dscp << 2) | (tc & 3);
+
+            if (ntc != tc) {
+                data[off] = (data[off] & 0xf0) | (ntc >> 4);
+                data[off + 1] = (data[off + 1] & 0x0f) | ((ntc & 0x0f) << 4);
+                changed = true;
+            }
+        }
+        return changed;
+    }
+}

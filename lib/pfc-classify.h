@@ -162,4 +162,23 @@ pfc_classify(const struct pfc_classifier *c, const void *data, size_t len)
                           len);
 }
 
+/* Egress remarking: an egress port may rewrite, from the priority that a
+ * packet carries, the markings with which it leaves, so that its link
+ * partner, which classifies by its own trust mode, gives it the same
+ * priority (SONiC's TC_TO_DOT1P_MAP and TC_TO_DSCP_MAP).  The QoS keys
+ * rewrite-pcp (the PCP of the outer tag, if the frame leaves tagged) and
+ * rewrite-dscp (the DSCP of the outer IPv4 or IPv6 header, behind at most
+ * two tags, for the priorities listed: after a tunnel's encapsulation, the
+ * outer header's).  The ECN field (RFC 3168) is kept. */
+struct pfc_rewrite {
+    bool pcp;                   /* rewrite-pcp=true. */
+    uint8_t dscp_prios;         /* Bit n: priority n has a DSCP. */
+    uint8_t prio_to_dscp[8];    /* DSCP of priority n, 0..63. */
+};
+
+int pfc_rewrite_dscp_parse(const char *s, struct pfc_rewrite *, char **errp);
+void pfc_rewrite_dscp_format(struct ds *, const struct pfc_rewrite *);
+bool pfc_rewrite_frame(void *data, size_t len, int prio,
+                       const struct pfc_rewrite *, bool ip_csum);
+
 #endif /* pfc-classify.h */

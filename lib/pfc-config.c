@@ -251,7 +251,7 @@ pfc_config_check_keys(const struct smap *details, char **errp)
         "watchdog-restoration-time",
         "watchdog-action", "dcbx", "dcbx-willing", "lldp-tx-interval",
         "dynamic-th", "egress-dynamic-th", "lossy-dynamic-th",
-        "max-rate", "trust", "dscp-map",
+        "max-rate", "trust", "dscp-map", "rewrite-pcp", "rewrite-dscp",
     };
     struct smap_node *node;
 
@@ -273,7 +273,7 @@ pfc_config_check_keys(const struct smap *details, char **errp)
                               "dcbx, dcbx-willing, lldp-tx-interval, "
                               "dynamic-th, egress-dynamic-th, "
                               "lossy-dynamic-th, max-rate, trust, "
-                              "dscp-map)",
+                              "dscp-map, rewrite-pcp, rewrite-dscp)",
                               node->key);
             return EINVAL;
         }
@@ -345,8 +345,10 @@ pfc_config_parse_buffer(const struct smap *details, struct pfc_config *cfg,
     return 0;
 }
 
-/* Parses the ingress classification keys (lib/pfc-classify.h): trust,
- * "pcp" (default) or "dscp", and dscp-map, which only trust=dscp takes. */
+/* Parses the classification keys (lib/pfc-classify.h): at ingress, trust,
+ * "pcp" (default) or "dscp", and dscp-map, which only trust=dscp takes; at
+ * egress, rewrite-pcp ("true" or "false", the default) and rewrite-dscp (a
+ * PRIORITY:DSCP list, empty by default). */
 static int
 pfc_config_parse_trust(const struct smap *details, struct pfc_config *cfg,
                        char **errp)
@@ -367,7 +369,21 @@ pfc_config_parse_trust(const struct smap *details, struct pfc_config *cfg,
                           "other_config:trust=dscp", map);
         return EINVAL;
     }
-    return map ? pfc_dscp_map_parse(map, cfg->dscp_to_prio, errp) : 0;
+    if (map && pfc_dscp_map_parse(map, cfg->dscp_to_prio, errp)) {
+        return EINVAL;
+    }
+
+    const char *pcp = smap_get_def(details, "rewrite-pcp", "false");
+    const char *dscp = smap_get_def(details, "rewrite-dscp", "");
+
+    memset(&cfg->rewrite, 0, sizeof cfg->rewrite);
+    if (strcmp(pcp, "true") && strcmp(pcp, "false")) {
+        *errp = xasprintf("other_config:rewrite-pcp=\"%s\" is invalid: must "
+                          "be true or false", pcp);
+        return EINVAL;
+    }
+    cfg->rewrite.pcp = !strcmp(pcp, "true");
+    return pfc_rewrite_dscp_parse(dscp, &cfg->rewrite, errp);
 }
 
 /* Parses the keys of the link and the port: pause-quanta,
@@ -741,6 +757,15 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
         smap_add(details, "dscp-map", ds_cstr(&d));
         ds_destroy(&d);
     }
+    if (cfg->rewrite.pcp) {
+        smap_add(details, "rewrite-pcp", "true");
+    }
+    if (cfg->rewrite.dscp_prios) {
+        ds_init(&d);
+        pfc_rewrite_dscp_format(&d, &cfg->rewrite);
+        smap_add(details, "rewrite-dscp", ds_cstr(&d));
+        ds_destroy(&d);
+    }
     if (cfg->xoff_threshold) {
         smap_add_format(details, "xoff-threshold", "%"PRIu64,
                         cfg->xoff_threshold);
@@ -810,6 +835,7 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->trust == b->trust
             && !memcmp(a->dscp_to_prio, b->dscp_to_prio,
                        sizeof a->dscp_to_prio)
+            && !memcmp(&a->rewrite, &b->rewrite, sizeof a->rewrite)
             && a->link_speed == b->link_speed
             && a->tx_ring_size == b->tx_ring_size
             && a->mac_control_trust == b->mac_control_trust

@@ -48,6 +48,7 @@
 #include <stdint.h>
 #include "openvswitch/types.h"
 #include "packets.h"
+#include "pfc-classify.h"
 
 struct ds;
 struct smap;
@@ -540,6 +541,9 @@ struct pfc_config {
                                  * receives (lib/pfc-classify.h). */
     uint8_t dscp_to_prio[64];   /* dscp-map over the default DSCP / 8,
                                  * each 0..7; only under trust=dscp. */
+    struct pfc_rewrite rewrite; /* rewrite-pcp and rewrite-dscp: the
+                                 * markings the port writes, from each
+                                 * packet's priority, on what it sends. */
     uint64_t link_speed;        /* link-speed override in bit/s, 0 for the
                                  * link's own speed. */
     uint32_t tx_ring_size;      /* tx-ring-size: descriptors per tx queue,

@@ -22,11 +22,13 @@
 #undef NDEBUG
 #include "pfc-classify.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "command-line.h"
+#include "csum.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "ovstest.h"
@@ -267,6 +269,105 @@ test_map_parse(void)
     ds_destroy(&ds);
 }
 
+/* Makes 'buf' a valid IPv4 header's worth at 'off' (checksum included),
+ * of DSCP 'dscp' and ECN 'ecn'. */
+static void
+make_ipv4(uint8_t *buf, size_t off, int dscp, int ecn)
+{
+    uint8_t *ip = buf + off;
+    uint16_t sum;
+
+    memset(ip, 0, 20);
+    ip[0] = 0x45;
+    ip[1] = (dscp << 2) | ecn;
+    ip[3] = 46;                 /* Total length. */
+    ip[8] = 64;                 /* TTL. */
+    ip[9] = 17;
+    ip[12] = 10, ip[15] = 1;
+    ip[16] = 10, ip[19] = 2;
+    sum = csum(ip, 20);
+    memcpy(ip + 10, &sum, 2);
+}
+
+/* Egress remarking (pfc_rewrite_frame()): the PCP of the outer tag, the
+ * DSCP of IPv4 (checksum still valid, or left to the NIC) and IPv6, behind
+ * tags or not, the ECN field and the other header bits kept. */
+static void
+test_rewrite(void)
+{
+    struct pfc_rewrite rw;
+    uint8_t buf[64];
+    char *err = NULL;
+    size_t len;
+
+    memset(&rw, 0, sizeof rw);
+    rw.pcp = true;
+    ovs_assert(!pfc_rewrite_dscp_parse("3:26, 5:46", &rw, &err));
+    ovs_assert(rw.dscp_prios == 0x28 && rw.prio_to_dscp[3] == 26);
+
+    /* PCP: only the three bits. */
+    len = make_frame(buf, sizeof buf, 1, 0, 0x88b5, 0);
+    ovs_assert(pfc_rewrite_frame(buf, len, 3, &rw, true));
+    ovs_assert(buf[14] == ((3 << 5) | 0x01) && buf[15] == 0x23);
+    ovs_assert(!pfc_rewrite_frame(buf, len, 3, &rw, true));
+    /* Two tags: the outer one. */
+    len = make_frame(buf, sizeof buf, 2, 6, 0x88b5, 0);
+    ovs_assert(pfc_rewrite_frame(buf, len, 0, &rw, true));
+    ovs_assert(buf[14] >> 5 == 0 && buf[18] >> 5 == 6);
+    /* Untagged: nothing to write. */
+    len = make_frame(buf, sizeof buf, 0, 0, 0x88b5, 0);
+    ovs_assert(!pfc_rewrite_frame(buf, len, 3, &rw, true));
+
+    /* IPv4, untagged and tagged: DSCP, ECN kept, checksum valid. */
+    for (int tags = 0; tags <= 2; tags++) {
+        size_t off = 14 + 4 * tags;
+
+        len = make_frame(buf, sizeof buf, tags, 3, PFC_CLS_ETH_IPV4, 0);
+        make_ipv4(buf, off, 0, 2);
+        ovs_assert(pfc_rewrite_frame(buf, len, 3, &rw, true));
+        ovs_assert(buf[off + 1] == ((26 << 2) | 2));
+        ovs_assert(csum(buf + off, 20) == 0);
+        /* A priority the map does not list keeps its DSCP. */
+        ovs_assert(!pfc_rewrite_frame(buf, len, 4, &rw, true)
+                   || tags);        /* (The PCP may change.) */
+        ovs_assert(buf[off + 1] == ((26 << 2) | 2));
+    }
+    /* The NIC computes the checksum: left alone. */
+    len = make_frame(buf, sizeof buf, 0, 0, PFC_CLS_ETH_IPV4, 0);
+    make_ipv4(buf, 14, 0, 1);
+    uint8_t sum[2] = { buf[24], buf[25] };
+
+    ovs_assert(pfc_rewrite_frame(buf, len, 5, &rw, false));
+    ovs_assert(buf[15] == ((46 << 2) | 1));
+    ovs_assert(buf[24] == sum[0] && buf[25] == sum[1]);
+
+    /* IPv6: the traffic class's DSCP, its ECN and the flow label kept. */
+    len = make_frame(buf, sizeof buf, 1, 3, PFC_CLS_ETH_IPV6, 8);
+    ovs_assert(pfc_rewrite_frame(buf, len, 5, &rw, true));
+    ovs_assert(pfc_frame_dscp(buf, len) == 46);
+    ovs_assert((buf[19] & 0x30) == 0x30 && (buf[19] & 0x0f) == 0x0a);
+    ovs_assert(buf[18] >> 4 == 6);
+
+    /* The map's parser. */
+    struct ds ds = DS_EMPTY_INITIALIZER;
+
+    pfc_rewrite_dscp_format(&ds, &rw);
+    ovs_assert(!strcmp(ds_cstr(&ds), "3:26,5:46"));
+    ovs_assert(!pfc_rewrite_dscp_parse("", &rw, &err) && !rw.dscp_prios);
+    ds_clear(&ds);
+    pfc_rewrite_dscp_format(&ds, &rw);
+    ovs_assert(!strcmp(ds_cstr(&ds), "none"));
+    ds_destroy(&ds);
+    static const char *const bad[] = { "8:1", "1:64", "-1:2", "1", "1:2;3" };
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+        rw.dscp_prios = 0x80;
+        ovs_assert(pfc_rewrite_dscp_parse(bad[i], &rw, &err) == EINVAL);
+        ovs_assert(strstr(err, "rewrite-dscp") && strstr(err, "0 to 63"));
+        ovs_assert(rw.dscp_prios == 0x80);
+        free(err);
+    }
+}
+
 static int
 parse_cfg(struct pfc_config *cfg, const char *trust, const char *map,
           char **err)
@@ -327,6 +428,24 @@ test_keys(void)
     ovs_assert(parse_cfg(&a, "dscp", "26:9", &err));
     ovs_assert(strstr(err, "other_config:dscp-map=\"26:9\" is invalid"));
     free(err);
+
+    /* The egress keys. */
+    struct smap d = SMAP_INITIALIZER(&d);
+
+    smap_add(&d, "rewrite-pcp", "true");
+    smap_add(&d, "rewrite-dscp", "3:26");
+    ovs_assert(!pfc_config_parse(&d, &a, &err));
+    ovs_assert(a.rewrite.pcp && a.rewrite.dscp_prios == 0x08);
+    smap_replace(&d, "rewrite-pcp", "yes");
+    ovs_assert(pfc_config_parse(&d, &a, &err) == EINVAL);
+    ovs_assert(strstr(err, "other_config:rewrite-pcp=\"yes\" is invalid"));
+    free(err);
+    smap_replace(&d, "rewrite-pcp", "false");
+    smap_replace(&d, "rewrite-dscp", "9:1");
+    ovs_assert(pfc_config_parse(&d, &a, &err) == EINVAL);
+    ovs_assert(strstr(err, "other_config:rewrite-dscp=\"9:1\" is invalid"));
+    free(err);
+    smap_destroy(&d);
 }
 
 static uint64_t
@@ -393,6 +512,7 @@ TEST("dscp-map", test_dscp_map)
 TEST("none", test_none)
 TEST("map-parse", test_map_parse)
 TEST("keys", test_keys)
+TEST("rewrite", test_rewrite)
 
 static const struct ovs_cmdl_command commands[] = {
     { "pcp", NULL, 0, 0, cmd_test_pcp, OVS_RO },
@@ -402,6 +522,7 @@ static const struct ovs_cmdl_command commands[] = {
     { "none", NULL, 0, 0, cmd_test_none, OVS_RO },
     { "map-parse", NULL, 0, 0, cmd_test_map_parse, OVS_RO },
     { "keys", NULL, 0, 0, cmd_test_keys, OVS_RO },
+    { "rewrite", NULL, 0, 0, cmd_test_rewrite, OVS_RO },
     { "bench", NULL, 0, 0, cmd_bench, OVS_RO },
     { NULL, NULL, 0, 0, NULL, OVS_RO },
 };

@@ -1597,14 +1597,19 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
         if rl:
             ck.log("from B's XON to the first p3 frame after it: median "
                    "%.1f ms, max %.1f ms" % (rl[len(rl) // 2], rl[-1]))
-    # The outer DSCPs of the frames that reached B in VXLAN, per priority.
-    outer = {}
+    # The outer DSCPs of the frames that reached B in VXLAN, and the PCPs
+    # of those that reached it tagged, per priority.
+    outer, pcps = {}, {}
     for x in data:
+        key = "p3" if x[1] in p3_ids else "p0"
         if x[6] is not None:
-            key = "p3" if x[1] in p3_ids else "p0"
             outer.setdefault(key, set()).add(x[6])
+        if x[3] is not None:
+            pcps.setdefault(key, set()).add(x[3])
     facts = {"outer_dscp_p3": sorted(outer.get("p3", [])),
              "outer_dscp_p0": sorted(outer.get("p0", [])),
+             "pcp_p3": sorted(pcps.get("p3", [])),
+             "pcp_p0": sorted(pcps.get("p0", [])),
              "senders": names, "cycles": len(episodes),
              "b_xoff": n_pfc["xoff"], "b_xon": n_pfc["xon"],
              "b_pfc": n_pfc["xoff"] + n_pfc["xon"],

@@ -326,3 +326,44 @@ test_classify_vxlan_decap() {
         "$(classify_max_held)"
     [ "$FAILS" -eq 0 ]
 }
+
+# Egress remarking, rewrite-pcp: untagged IPv4 classified by DSCP at the
+# ingress, to which the switch pushes a tag of PCP 0 on the way, leaves
+# dpdk-b with the PCP of its priority, as a switch's TC_TO_DOT1P map
+# writes it, so that B, trusting PCP, classifies it alike.
+test_classify_rewrite_pcp() {
+    classify_setup "mod_vlan_vid:100,mod_vlan_pcp:0" \
+        "pfc-enable=3 link-speed=1G trust=dscp" \
+        "pfc-enable=3 link-speed=1G queue-size=200 rewrite-pcp=true" \
+        || return 1
+    run_or_fail "pfc/show dpdk-b: egress rewrite" \
+        grep -q "egress rewrite: pcp from the priority, dscp none" \
+        <<<"$(pfc_show dpdk-b)"
+    classify_incast dscp4
+    run_or_fail "B got p3 with PCP 3" test "$(classify_fact pcp_p3)" = "[3]"
+    run_or_fail "B got p0 with PCP 0" test "$(classify_fact pcp_p0)" = "[0]"
+    [ "$FAILS" -eq 0 ]
+}
+
+# Egress remarking, rewrite-dscp, into a tunnel: tagged frames that are not
+# IP, classified by PCP at the ingress, leave dpdk-b in VXLAN, where
+# tos=inherit has nothing to inherit (outer DSCP 0): dpdk-b's rewrite-dscp
+# 3:26 gives priority 3 the outer DSCP 26, as a switch's TC_TO_DSCP map
+# does, so that the far end, trusting DSCP, classifies it alike; priority 0,
+# not in the map, keeps 0.
+test_classify_vxlan_rewrite() {
+    classify_setup "" "pfc-enable=3 link-speed=1G" \
+        "pfc-enable=3 link-speed=1G queue-size=200 rewrite-dscp=3:26" \
+        || return 1
+    classify_vxlan_endpoint || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:vxlan0 \
+        && pfc_ofctl add-flow br0 in_port=dpdk-c,actions=output:vxlan0 \
+        && pfc_ofctl add-flow br0 in_port=LOCAL,actions=output:dpdk-b \
+        || return 1
+    classify_incast tagged
+    run_or_fail "B got p3 in VXLAN with outer DSCP 26 (rewrite-dscp)" \
+        test "$(classify_fact outer_dscp_p3)" = "[26]"
+    run_or_fail "B got p0 in VXLAN with outer DSCP 0" \
+        test "$(classify_fact outer_dscp_p0)" = "[0]"
+    [ "$FAILS" -eq 0 ]
+}
