@@ -211,9 +211,10 @@ pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     enum pfc_buf_verdict v;
     uint64_t orig;
 
-    if (q->n >= q->cap) {
-        /* No slot: a lossy class's ring, or a class that became lossless
-         * after its ring was sized. */
+    if (q->n >= q->limit) {
+        /* No slot: a lossy class's queue (queue-size, or 1024 per tx queue;
+         * a class that carries a lossless priority has room for the whole
+         * buffer, pfc_class_queues_fit()). */
         return PFC_BUF_DROP_EGRESS;
     }
     /* The egress bound is per port and class: what the class holds on

@@ -58,12 +58,6 @@
 #define PFC_MARK_VALID 0x80
 extern int pfc_mark_offset;
 
-static inline void
-pfc_mark_set(struct rte_mbuf *m, int prio)
-{
-    *RTE_MBUF_DYNFIELD(m, pfc_mark_offset, uint8_t *) = PFC_MARK_VALID | prio;
-}
-
 /* Returns the priority, 0..7, of 'm' for an egress: the one it carries, or,
  * if it carries none, the PCP of its outer tag (0 if untagged). */
 static inline int
@@ -239,9 +233,9 @@ struct pfc_port {
                                          * so checked, every iteration. */
     OVSRCU_TYPE(const struct pfc_classifier *) cls; /* The ingress rule in
                                          * force (trust, default-priority,
-                                         * dscp-map): points into 'conf'
-                                         * (its 'cls'), freed after an RCU
-                                         * grace period. */
+                                         * dscp-map): a copy of conf->cls,
+                                         * replaced and freed by RCU
+                                         * (pfc_bind__()). */
     atomic_uint64_t wd_tx_dropped[PFC_N_PRIOS];   /* Packets of a stormed
                                                    * priority dropped at
                                                    * this egress (drop). */

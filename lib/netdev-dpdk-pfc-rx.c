@@ -68,6 +68,18 @@ pfc_mark_register(void)
     };
     int off = rte_mbuf_dynfield_register(&desc);
 
+    if (off >= 0
+        && (off < offsetof(struct rte_mbuf, dynfield1)
+            || off >= offsetof(struct rte_mbuf, dynfield1)
+                      + MEMBER_SIZEOF(struct rte_mbuf, dynfield1))) {
+        /* Copies of a packet keep dynfield1 only. */
+        VLOG_ERR("PFC: the mbuf field of the ingress priority is at offset "
+                 "%d, outside the dynamic fields that copies keep: every "
+                 "egress classifies packets by the tag they leave with",
+                 off);
+        pfc_mark_offset = -1;
+        return;
+    }
     if (off < 0) {
         VLOG_ERR("PFC: cannot register the mbuf field of the ingress "
                  "priority (%s): every egress classifies packets by the "

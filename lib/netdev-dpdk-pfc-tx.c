@@ -1190,23 +1190,21 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 
 /* Rewrites the markings of the 'cnt' packets in 'pkts' from the priority
  * each carries, as 'rw' (rewrite-pcp, rewrite-dscp) asks
- * (pfc_rewrite_frame()).  The IPv4 header rewritten is the outermost one:
- * its checksum is left to the NIC if the NIC computes it (the outer
- * checksum offload of a tunnel packet, else the IP checksum offload). */
+ * (pfc_rewrite_frame()).  The IPv4 header rewritten is the outermost one,
+ * and its checksum is always updated: where the NIC computes that header's
+ * checksum it overwrites the field anyway, and where it computes another
+ * one (the inner header of a tunnel packet, whose outer checksum Open
+ * vSwitch computed in software) the update is what keeps it valid. */
 static void
 pfc_send_rewrite(const struct pfc_rewrite *rw, struct rte_mbuf **pkts,
                  int cnt)
 {
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
-        uint64_t f = m->ol_flags;
-        bool hw = (f & RTE_MBUF_F_TX_TUNNEL_MASK
-                   ? f & RTE_MBUF_F_TX_OUTER_IP_CKSUM
-                   : f & RTE_MBUF_F_TX_IP_CKSUM);
 
         pfc_rewrite_frame(rte_pktmbuf_mtod(m, void *),
                           rte_pktmbuf_data_len(m), pfc_mbuf_priority(m), rw,
-                          !hw);
+                          true);
     }
 }
 

@@ -1237,61 +1237,94 @@ pfc_class_slots(const struct pfc_config *cfg, int tc)
     return cfg->queue_size ? cfg->queue_size : PFC_LOSSY_QUEUE_SLOTS;
 }
 
-/* Gives every traffic class queue of 'pfc' the slots that pfc_class_slots()
- * asks for the priority map and the vector in force (Queue rows, DCBX):
- * a class that carries a lossless priority now has room for the whole
- * buffer, so that the buffer's admission alone decides whether a lossless
- * packet is held (past its share, in its group's headroom, and XOFF), never
- * a ring sized when the class was lossy.  Rings only grow; the limit of
- * pfc_holdq_push() follows the slots both ways.  Allocates the new rings
- * before it takes the tx queue locks, and only copies the held packets'
- * descriptors under them.  Main thread: it alone sizes class queues. */
-void
-pfc_class_queues_fit(struct netdev_dpdk_pfc *pfc)
-{
-    size_t n = (size_t) pfc->n_txq * PFC_N_PRIOS;
-    uint32_t slots[PFC_N_PRIOS];
-    struct pfc_held **rings;
-    bool change = false;
+/* Rings for the traffic class queues of a QoS object, allocated before the
+ * tx queue locks are taken (pfc_rings_prepare()) and installed under them
+ * (pfc_rings_install()). */
+struct pfc_rings {
+    struct pfc_held **rings;    /* n_txq * PFC_N_PRIOS, NULL where the ring
+                                 * in place is large enough. */
+    size_t n;
+    uint32_t slots[PFC_N_PRIOS];    /* pfc_class_slots() of each class. */
+    bool change;                /* Some ring or limit changes. */
+};
 
-    if (!n) {
-        return;
-    }
-    rings = xcalloc(n, sizeof *rings);
+/* Allocates into 'r' the rings that the traffic class queues of 'pfc' need
+ * under 'cfg' (pfc_class_slots()): a class that carries a lossless priority
+ * has room for the whole buffer, so that the buffer's admission alone
+ * decides whether a lossless packet is held (past its share, in its group's
+ * headroom, and XOFF), never a ring sized when the class was lossy.  Rings
+ * only grow.  Main thread, no lock held: it alone sizes class queues. */
+static void
+pfc_rings_prepare(const struct netdev_dpdk_pfc *pfc,
+                  const struct pfc_config *cfg, struct pfc_rings *r)
+{
+    r->n = (size_t) pfc->n_txq * PFC_N_PRIOS;
+    r->rings = r->n ? xcalloc(r->n, sizeof *r->rings) : NULL;
+    r->change = false;
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        slots[tc] = pfc_class_slots(&pfc->cfg, tc);
+        r->slots[tc] = pfc_class_slots(cfg, tc);
     }
     for (int i = 0; i < pfc->n_txq; i++) {
         for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
             const struct pfc_holdq *q = &pfc->txq[i].q[tc];
 
-            if (slots[tc] > q->cap) {
-                rings[i * PFC_N_PRIOS + tc] = xmalloc(slots[tc]
-                                                      * sizeof **rings);
+            if (r->slots[tc] > q->cap) {
+                r->rings[i * PFC_N_PRIOS + tc]
+                    = xmalloc(r->slots[tc] * sizeof **r->rings);
             }
-            change = change || slots[tc] != q->limit;
+            r->change = r->change || r->slots[tc] != q->limit;
         }
     }
-    if (change) {
+}
+
+/* Puts the rings of 'r' in place in the traffic class queues of 'pfc',
+ * copying the descriptors of the packets they hold, and sets their limits;
+ * keeps the old rings in 'r' for pfc_rings_free().  The caller holds every
+ * tx queue lock of 'pfc'. */
+static void
+pfc_rings_install(struct netdev_dpdk_pfc *pfc, struct pfc_rings *r)
+{
+    for (int i = 0; i < pfc->n_txq; i++) {
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            struct pfc_holdq *q = &pfc->txq[i].q[tc];
+            struct pfc_held **ring = &r->rings[i * PFC_N_PRIOS + tc];
+
+            if (*ring) {
+                pfc_holdq_swap_ring(q, ring, r->slots[tc]);
+            }
+            q->limit = r->slots[tc];
+        }
+    }
+}
+
+/* Frees the rings that 'r' holds (the old ones, after pfc_rings_install()),
+ * with no lock held. */
+static void
+pfc_rings_free(struct pfc_rings *r)
+{
+    for (size_t k = 0; k < r->n; k++) {
+        free(r->rings[k]);
+    }
+    free(r->rings);
+}
+
+/* Gives every traffic class queue of 'pfc' the slots that the priority map
+ * and the vector in force ask for (pfc_rings_prepare()): allocates before
+ * it takes the tx queue locks, and only copies the held packets'
+ * descriptors under them.  Main thread. */
+void
+pfc_class_queues_fit(struct netdev_dpdk_pfc *pfc)
+{
+    struct pfc_rings r;
+
+    pfc_rings_prepare(pfc, &pfc->cfg, &r);
+    if (r.change) {
         COVERAGE_INC(pfc_class_resize);
         pfc_txqs_lock(pfc);
-        for (int i = 0; i < pfc->n_txq; i++) {
-            for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-                struct pfc_holdq *q = &pfc->txq[i].q[tc];
-
-                if (rings[i * PFC_N_PRIOS + tc]) {
-                    pfc_holdq_swap_ring(q, &rings[i * PFC_N_PRIOS + tc],
-                                        slots[tc]);
-                }
-                q->limit = slots[tc];
-            }
-        }
+        pfc_rings_install(pfc, &r);
         pfc_txqs_unlock(pfc);
     }
-    for (size_t k = 0; k < n; k++) {
-        free(rings[k]);
-    }
-    free(rings);
+    pfc_rings_free(&r);
 }
 
 /* Gives 'pfc' 'n' tx queues, moving what the old ones hold, tx queue i into
@@ -1590,6 +1623,7 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
 {
     struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
+    struct pfc_rings rings;
     struct pfc_remap r;
     char *err;
     int error;
@@ -1614,12 +1648,17 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
         return 0;
     }
     COVERAGE_INC(pfc_remap);
+    /* The class queues get the slots of the new map before the held packets
+     * move: a lossless priority that moves into a class that was lossy
+     * finds room there. */
+    pfc_rings_prepare(pfc, &cfg, &rings);
     pfc_remap_lock(pfc, &r);
+    pfc_rings_install(pfc, &rings);
     pfc->cfg = cfg;
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
+    pfc_rings_free(&rings);
     pfc_remap_finish(&r, pfc);
-    pfc_class_queues_fit(pfc);
     pfc_ets_update(pfc);
     return 0;
 }
@@ -1631,15 +1670,20 @@ void
 netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
 {
     struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
+    struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
+    struct pfc_rings rings;
     struct pfc_remap r;
 
     COVERAGE_INC(pfc_remap);
+    pfc_config_clear_queue(&cfg, queue_id);
+    pfc_rings_prepare(pfc, &cfg, &rings);
     pfc_remap_lock(pfc, &r);
-    pfc_config_clear_queue(&pfc->cfg, queue_id);
+    pfc_rings_install(pfc, &rings);
+    pfc->cfg = cfg;
     pfc_remap_held(pfc, &r);
     pfc_txqs_unlock(pfc);
+    pfc_rings_free(&rings);
     pfc_remap_finish(&r, pfc);
-    pfc_class_queues_fit(pfc);
     pfc_ets_update(pfc);
 }
 

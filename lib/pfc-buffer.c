@@ -355,8 +355,6 @@ pfc_buf_pg_params_init(struct pfc_buf_pg_params *p,
     p->headroom = MIN(t->headroom.total, UINT32_MAX);
 }
 
-/* Initializes 'e' as the bound of the traffic class queues of a port
- * configured by 'cfg'. */
 /* Stores in '*eg' the occupancy of a traffic class of an egress port: the
  * packets held, 'held', and of them lossy, 'lossy', of each priority in
  * 'prios' (the class's priorities, one bit each), summed over the port's
@@ -370,7 +368,7 @@ pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
                    uint8_t prios, struct pfc_buf_egress *eg)
 {
     eg->held = eg->lossy = 0;
-    for (int n = 0; n < 8; n++) {
+    for (int n = 0; n < 8; n++) {     /* The eight priorities. */
         if ((prios >> n) & 1) {
             eg->held += held[n];
             eg->lossy += lossy[n];
@@ -378,6 +376,8 @@ pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
     }
 }
 
+/* Initializes 'e' as the bound of the traffic classes of a port configured
+ * by 'cfg'. */
 void
 pfc_buf_egress_params_init(struct pfc_buf_egress_params *e,
                            const struct pfc_config *cfg)

@@ -1121,6 +1121,60 @@ test_holdq_append(void)
     pfc_holdq_destroy(&q);
 }
 
+/* pfc_holdq_swap_ring(): a class queue moves to a larger ring that its
+ * caller allocated (a class that became lossless), wrapped around or not,
+ * keeping its packets in order; with the limit raised first, the packets
+ * that a remap moves into it all fit (pfc_holdq_remap()). */
+static void
+test_holdq_swap(void)
+{
+    struct pfc_holdq q[PFC_N_PRIOS];
+    struct pfc_held h = { .len = 100, .in_port = 1, .prio = 3 };
+    struct pfc_held moved[64], dropped[64];
+    struct pfc_held *ring = xmalloc(40 * sizeof *ring);
+    uint8_t map[PFC_N_PRIOS];
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        pfc_holdq_init(&q[tc], 8);
+        map[tc] = tc;
+    }
+    /* Class 1 (lossy, 8 slots) holds 5, wrapped around its ring. */
+    h.prio = 1;
+    for (uintptr_t i = 0; i < 6; i++) {
+        h.pkt = (void *) (i + 1);
+        ovs_assert(pfc_holdq_push(&q[1], &h));
+    }
+    pfc_holdq_pop(&q[1], 6);
+    for (uintptr_t i = 0; i < 5; i++) {
+        h.pkt = (void *) (i + 10);
+        ovs_assert(pfc_holdq_push(&q[1], &h));
+    }
+    /* Class 3 (lossless) holds 8 of priority 3. */
+    h.prio = 3;
+    for (uintptr_t i = 0; i < 8; i++) {
+        h.pkt = (void *) (i + 20);
+        ovs_assert(pfc_holdq_push(&q[3], &h));
+    }
+    /* Priority 3 moves to class 1, which gets 40 slots first. */
+    pfc_holdq_swap_ring(&q[1], &ring, 40);
+    q[1].limit = 40;
+    ovs_assert(q[1].cap == 40 && q[1].n == 5);
+    for (uintptr_t i = 0; i < 5; i++) {
+        ovs_assert(pfc_holdq_peek(&q[1], i)->pkt == (void *) (i + 10));
+    }
+    free(ring);                         /* The old one. */
+    map[3] = 1;
+    ovs_assert(!pfc_holdq_remap(q, map, moved, dropped));
+    ovs_assert(q[1].n == 13 && !q[3].n);
+    for (uintptr_t i = 0; i < 8; i++) {
+        ovs_assert(pfc_holdq_peek(&q[1], 5 + i)->pkt == (void *) (i + 20));
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        pfc_holdq_pop(&q[tc], q[tc].n);
+        pfc_holdq_destroy(&q[tc]);
+    }
+}
+
 /* PFC watchdog.  With hz = 1e9 one tick is one nanosecond. */
 #define WD_HZ 1000000000ULL
 #define MS 1000000ULL
@@ -2561,6 +2615,7 @@ static const struct {
     { "mac-control", test_mac_control },
     { "mcq", test_mcq },
     { "holdq-append", test_holdq_append },
+    { "holdq-swap", test_holdq_swap },
     { "wd-detect", test_wd_detect },
     { "wd-no-false-alarm", test_wd_no_false_alarm },
     { "wd-restore", test_wd_restore },

@@ -367,3 +367,32 @@ test_classify_vxlan_rewrite() {
         test "$(classify_fact outer_dscp_p0)" = "[0]"
     [ "$FAILS" -eq 0 ]
 }
+
+# A Queue row that moves a lossless priority, with 1,500 of its packets
+# held, into a class that was lossy (1,024 slots per tx queue): the class
+# gets room for the whole buffer before the packets move, and none is lost.
+# A's port lists priority 3 in pfc-enable, so that what it sends is
+# lossless; B pauses priority 3 throughout, then sends XON.
+test_classify_remap_lossless() {
+    local rec i tc3
+    pfc_setup "$OVS" || return 1
+    rec=$PFC_TMP/remap.json
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    start_recv "$rec"
+    pause_p3 --xon-on-exit
+    send_p3 1500 || FAILS=$((FAILS + 1))
+    wait_held 1500 || FAILS=$((FAILS + 1))
+    pfc_vsctl -- --id=@q1 create Queue other_config:priorities=1,3 \
+        -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:1=@q1 \
+        >/dev/null || FAILS=$((FAILS + 1))
+    for i in $(seq 50); do
+        tc3=$(pfc_show dpdk-b | awk '$1 == "p3" { print $2 }')
+        [ "$tc3" = 1 ] && break
+        sleep 0.1
+    done
+    check "priority 3 now in class 1" "$tc3" -eq 1
+    check "all 1500 still held after the change" "$(held_p3)" -eq 1500
+    xon_drain_check "$rec" 1500
+    [ "$FAILS" -eq 0 ]
+}
