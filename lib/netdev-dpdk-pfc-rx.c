@@ -324,11 +324,12 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
  * port's trust mode if it has QoS type pfc, else by its outer PCP
  * (pfc_rx_classify()).  If the port has QoS type pfc, also consumes the MAC
  * Control frames among them: valid PFC frames set the pause timers, every
- * MAC Control frame is counted and freed, none reaches the datapath.  'start' is what
- * netdev_dpdk_pfc_rx_begin() returned before the poll: if nonzero and the
- * poll emptied the ring (read fewer than PFC_RX_BURST packets), it becomes
- * the queue's poll stamp (pfc_pause_holds()).  Compacts 'pkts' and returns
- * how many remain. */
+ * MAC Control frame is counted and freed, none reaches the datapath.
+ * 'start' is what netdev_dpdk_pfc_rx_begin() returned before the poll: if
+ * nonzero and the poll emptied the ring (read fewer than PFC_RX_BURST
+ * packets), it becomes the queue's poll stamp (pfc_pause_holds()).
+ * Compacts 'pkts' and returns how many remain.  A port without QoS pfc, or
+ * out of range, has its packets marked only. */
 int
 netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
                    int cnt, uint64_t start)
@@ -340,6 +341,7 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
     int kept = 0;
 
     if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
+        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
         return cnt;
     }
     port = &pfc_ports[port_id];
