@@ -1203,8 +1203,7 @@ pfc_send_rewrite(const struct pfc_rewrite *rw, struct rte_mbuf **pkts,
         struct rte_mbuf *m = pkts[i];
 
         pfc_rewrite_frame(rte_pktmbuf_mtod(m, void *),
-                          rte_pktmbuf_data_len(m), pfc_mbuf_priority(m), rw,
-                          true);
+                          rte_pktmbuf_data_len(m), pfc_mbuf_priority(m), rw);
     }
 }
 

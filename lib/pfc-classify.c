@@ -47,6 +47,53 @@ pfc_dscp_map_is_default(const uint8_t map[PFC_N_DSCP])
     return true;
 }
 
+/* Parses 's', a comma-separated list of KEY:VALUE pairs (spaces allowed
+ * around each), KEY from 0 to 'key_max' and VALUE from 0 to 'value_max',
+ * storing VALUE in values[KEY] and setting bit KEY of '*keys' (KEY below
+ * 64).  A KEY listed twice takes its last VALUE; an empty string is no
+ * pair.  Returns false, leaving 'values' and '*keys' partly written, if
+ * 's' is not such a list. */
+static bool
+parse_pairs(const char *s, unsigned long key_max, unsigned long value_max,
+            uint8_t values[], uint64_t *keys)
+{
+    const char *p = s;
+
+    *keys = 0;
+    while (*p) {
+        unsigned long key, value;
+        char *end;
+
+        p += strspn(p, " ");
+        if (!*p) {
+            break;
+        }
+        errno = 0;
+        key = strtoul(p, &end, 10);
+        if (end == p || *p == '-' || errno || key > key_max) {
+            return false;
+        }
+        p = end + strspn(end, " ");
+        if (*p++ != ':') {
+            return false;
+        }
+        p += strspn(p, " ");
+        value = strtoul(p, &end, 10);
+        if (end == p || *p == '-' || errno || value > value_max) {
+            return false;
+        }
+        values[key] = value;
+        *keys |= UINT64_C(1) << key;
+        p = end + strspn(end, " ");
+        if (*p == ',') {
+            p++;
+        } else if (*p) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Parses 's', the value of dscp-map: a comma-separated list of DSCP:PRIORITY
  * pairs, DSCP 0..63 and PRIORITY 0..7 (spaces allowed around each), over
  * the default map (pfc_dscp_map_default()).  A DSCP listed twice takes its
@@ -57,48 +104,18 @@ int
 pfc_dscp_map_parse(const char *s, uint8_t map[PFC_N_DSCP], char **errp)
 {
     uint8_t m[PFC_N_DSCP];
-    const char *p = s;
+    uint64_t keys;
 
     pfc_dscp_map_default(m);
-    while (*p) {
-        unsigned long dscp, prio;
-        char *end;
-
-        p += strspn(p, " ");
-        if (!*p) {
-            break;
-        }
-        errno = 0;
-        dscp = strtoul(p, &end, 10);
-        if (end == p || *p == '-' || errno || dscp >= PFC_N_DSCP) {
-            goto bad;
-        }
-        p = end + strspn(end, " ");
-        if (*p++ != ':') {
-            goto bad;
-        }
-        p += strspn(p, " ");
-        prio = strtoul(p, &end, 10);
-        if (end == p || *p == '-' || errno || prio > 7) {
-            goto bad;
-        }
-        m[dscp] = prio;
-        p = end + strspn(end, " ");
-        if (*p == ',') {
-            p++;
-        } else if (*p) {
-            goto bad;
-        }
+    if (!parse_pairs(s, PFC_N_DSCP - 1, 7, m, &keys)) {
+        *errp = xasprintf("other_config:dscp-map=\"%s\" is invalid: must be "
+                          "a comma-separated list of DSCP:PRIORITY pairs, "
+                          "DSCP from 0 to 63 and PRIORITY from 0 to 7 (the "
+                          "DSCPs not listed take DSCP / 8)", s);
+        return EINVAL;
     }
     memcpy(map, m, sizeof m);
     return 0;
-
-bad:
-    *errp = xasprintf("other_config:dscp-map=\"%s\" is invalid: must be a "
-                      "comma-separated list of DSCP:PRIORITY pairs, DSCP "
-                      "from 0 to 63 and PRIORITY from 0 to 7 (the DSCPs "
-                      "not listed take DSCP / 8)", s);
-    return EINVAL;
 }
 
 /* Appends to 'ds' the entries of 'map' that differ from the default map, as
@@ -177,49 +194,18 @@ int
 pfc_rewrite_dscp_parse(const char *s, struct pfc_rewrite *rw, char **errp)
 {
     uint8_t dscp[8] = { 0 };
-    uint8_t prios = 0;
-    const char *p = s;
+    uint64_t prios;
 
-    while (*p) {
-        unsigned long prio, d;
-        char *end;
-
-        p += strspn(p, " ");
-        if (!*p) {
-            break;
-        }
-        errno = 0;
-        prio = strtoul(p, &end, 10);
-        if (end == p || *p == '-' || errno || prio > 7) {
-            goto bad;
-        }
-        p = end + strspn(end, " ");
-        if (*p++ != ':') {
-            goto bad;
-        }
-        p += strspn(p, " ");
-        d = strtoul(p, &end, 10);
-        if (end == p || *p == '-' || errno || d >= PFC_N_DSCP) {
-            goto bad;
-        }
-        dscp[prio] = d;
-        prios |= 1u << prio;
-        p = end + strspn(end, " ");
-        if (*p == ',') {
-            p++;
-        } else if (*p) {
-            goto bad;
-        }
+    if (!parse_pairs(s, 7, PFC_N_DSCP - 1, dscp, &prios)) {
+        *errp = xasprintf("other_config:rewrite-dscp=\"%s\" is invalid: "
+                          "must be a comma-separated list of PRIORITY:DSCP "
+                          "pairs, PRIORITY from 0 to 7 and DSCP from 0 to 63",
+                          s);
+        return EINVAL;
     }
     rw->dscp_prios = prios;
     memcpy(rw->prio_to_dscp, dscp, sizeof dscp);
     return 0;
-
-bad:
-    *errp = xasprintf("other_config:rewrite-dscp=\"%s\" is invalid: must be "
-                      "a comma-separated list of PRIORITY:DSCP pairs, "
-                      "PRIORITY from 0 to 7 and DSCP from 0 to 63", s);
-    return EINVAL;
 }
 
 /* Appends the rewrite-dscp map of 'rw' to 'ds', as
@@ -257,12 +243,12 @@ csum_update16(uint16_t csum, uint16_t old, uint16_t new)
 /* Rewrites the markings of the Ethernet frame of 'len' octets at 'data',
  * of priority 'prio' (0..7), as 'rw' asks: the PCP of its outer tag, and
  * the DSCP of its IPv4 or IPv6 header behind at most two tags, keeping the
- * ECN field.  Fixes an IPv4 header's checksum incrementally unless
- * 'ip_csum' is false (the NIC computes it).  Returns true if it changed
- * anything. */
+ * ECN field.  Updates an IPv4 header's checksum incrementally (RFC 1624):
+ * where a NIC computes that checksum it overwrites the field anyway.
+ * Returns true if it changed anything. */
 bool
 pfc_rewrite_frame(void *data_, size_t len, int prio,
-                  const struct pfc_rewrite *rw, bool ip_csum)
+                  const struct pfc_rewrite *rw)
 {
     uint8_t *data = data_;
     bool changed = false;
@@ -297,14 +283,12 @@ pfc_rewrite_frame(void *data_, size_t len, int prio,
             uint8_t tos = (dscp << 2) | (data[off + 1] & 3);
             uint16_t new = (data[off] << 8) | tos;
 
-            data[off + 1] = tos;
-            if (ip_csum) {
-                uint16_t csum = (data[off + 10] << 8) | data[off + 11];
+            uint16_t csum = (data[off + 10] << 8) | data[off + 11];
 
-                csum = csum_update16(csum, old, new);
-                data[off + 10] = csum >> 8;
-                data[off + 11] = csum & 0xff;
-            }
+            data[off + 1] = tos;
+            csum = csum_update16(csum, old, new);
+            data[off + 10] = csum >> 8;
+            data[off + 11] = csum & 0xff;
             changed = true;
         } else if (type == PFC_CLS_ETH_IPV6 && len >= off + 40
                    && (data[off] >> 4) == 6) {

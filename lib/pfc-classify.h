@@ -179,6 +179,6 @@ struct pfc_rewrite {
 int pfc_rewrite_dscp_parse(const char *s, struct pfc_rewrite *, char **errp);
 void pfc_rewrite_dscp_format(struct ds *, const struct pfc_rewrite *);
 bool pfc_rewrite_frame(void *data, size_t len, int prio,
-                       const struct pfc_rewrite *, bool ip_csum);
+                       const struct pfc_rewrite *);
 
 #endif /* pfc-classify.h */

@@ -254,11 +254,7 @@ is not adopted: the headroom of its vector does not fit" <<<"$out"
 test_classify_vxlan_encap() {
     classify_setup "" "pfc-enable=3 link-speed=1G trust=dscp" \
         "pfc-enable=3 link-speed=1G queue-size=200" || return 1
-    classify_vxlan_endpoint || return 1
-    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:vxlan0 \
-        && pfc_ofctl add-flow br0 in_port=dpdk-c,actions=output:vxlan0 \
-        && pfc_ofctl add-flow br0 in_port=LOCAL,actions=output:dpdk-b \
-        || return 1
+    classify_vxlan_encap_flows || return 1
     pfc_log "tunnel: $(pfc_appctl ovs/route/show | grep 172.31) /" \
         "$(pfc_appctl tnl/arp/show | grep 172.31)"
     classify_incast dscp4
@@ -282,6 +278,16 @@ classify_vxlan_endpoint() {
     pfc_appctl tnl/arp/set br0 172.31.0.2 "$PFC_MAC_B" >/dev/null \
         || return 1
     pfc_ofctl del-flows br0
+}
+
+# classify_vxlan_encap_flows: classify_vxlan_endpoint, and flows that send
+# what A and C send into vxlan0, and its underlay packets (from br0's own
+# port) to B.
+classify_vxlan_encap_flows() {
+    classify_vxlan_endpoint || return 1
+    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:vxlan0 \
+        && pfc_ofctl add-flow br0 in_port=dpdk-c,actions=output:vxlan0 \
+        && pfc_ofctl add-flow br0 in_port=LOCAL,actions=output:dpdk-b
 }
 
 # A lossless flow out of a VXLAN tunnel: B sends IPv4 of DSCP 0 inside
@@ -355,11 +361,7 @@ test_classify_vxlan_rewrite() {
     classify_setup "" "pfc-enable=3 link-speed=1G" \
         "pfc-enable=3 link-speed=1G queue-size=200 rewrite-dscp=3:26" \
         || return 1
-    classify_vxlan_endpoint || return 1
-    pfc_ofctl add-flow br0 in_port=dpdk-a,actions=output:vxlan0 \
-        && pfc_ofctl add-flow br0 in_port=dpdk-c,actions=output:vxlan0 \
-        && pfc_ofctl add-flow br0 in_port=LOCAL,actions=output:dpdk-b \
-        || return 1
+    classify_vxlan_encap_flows || return 1
     classify_incast tagged
     run_or_fail "B got p3 in VXLAN with outer DSCP 26 (rewrite-dscp)" \
         test "$(classify_fact outer_dscp_p3)" = "[26]"
