@@ -114,9 +114,11 @@ pfc_rx_classify(const struct pfc_classifier *c, struct rte_mbuf **pkts,
 }
 
 /* Classifies the 'cnt' packets in 'pkts', just dequeued from a vhost-user
- * port's guest, by 'c', or, if 'c' is NULL (a guest port without QoS pfc),
- * as priority 0 whatever their markings: a guest is trusted only when its
- * port is configured to be. */
+ * port's guest, by 'c'.  If 'c' is NULL (a guest port without QoS pfc), the
+ * port trusts no marking: every packet is priority 0, and the 802.1p
+ * priority of its first two tags is cleared (pfc_clear_pcp()), so that the
+ * guest's PCP buys it no class in the switch nor in the fabric, whatever tag
+ * it leaves with.  The DSCP of its IP packets stays the guest's. */
 void
 pfc_rx_classify_guest(const struct pfc_classifier *c, struct rte_mbuf **pkts,
                       int cnt)
@@ -126,6 +128,12 @@ pfc_rx_classify_guest(const struct pfc_classifier *c, struct rte_mbuf **pkts,
         .dscp_default = true,
     };
 
+    if (!c) {
+        for (int i = 0; i < cnt; i++) {
+            pfc_clear_pcp(rte_pktmbuf_mtod(pkts[i], uint8_t *),
+                          rte_pktmbuf_data_len(pkts[i]));
+        }
+    }
     pfc_rx_classify(c ? c : &untrusted, pkts, cnt);
 }
 

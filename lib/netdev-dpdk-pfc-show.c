@@ -25,6 +25,7 @@
 
 #include <rte_cycles.h>
 
+#include "netdev.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
 #include "packets.h"
@@ -877,6 +878,35 @@ pfc_show_wd(struct ds *ds, const struct pfc_show_snap *snap)
     }
 }
 
+/* "pfc/show NAME" of a port without QoS pfc: how it classifies what it
+ * receives (its trust).  Returns false if there is no netdev 'name'. */
+static bool
+pfc_show_plain_port(struct ds *ds, const char *name)
+{
+    struct netdev *netdev = netdev_from_name(name);
+    const char *type;
+
+    if (!netdev) {
+        return false;
+    }
+    type = netdev_get_type(netdev);
+    ds_put_format(ds, "%s: no QoS pfc (type %s)\n  ingress: ", name, type);
+    if (!strcmp(type, "dpdk")) {
+        ds_put_cstr(ds, "trust pcp, default-priority 0 (the priority each "
+                    "received packet carries to every egress)\n");
+    } else if (!strncmp(type, "dpdkvhostuser", 13)) {
+        ds_put_cstr(ds, "untrusted: every packet the guest sends is "
+                    "priority 0, and its 802.1p priority is cleared "
+                    "(QoS pfc with trust=pcp or trust=dscp trusts it)\n");
+    } else {
+        ds_put_cstr(ds, "none: its packets carry no priority, and each "
+                    "egress reads the priority of the tag they leave "
+                    "with\n");
+    }
+    netdev_close(netdev);
+    return true;
+}
+
 static void
 pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
                  void *aux OVS_UNUSED)
@@ -906,8 +936,8 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
     }
     free(snap);
 
-    if (argc > 1 && !found) {
-        unixctl_command_reply_error(conn, "no such port with QoS type pfc");
+    if (argc > 1 && !found && !pfc_show_plain_port(&ds, argv[1])) {
+        unixctl_command_reply_error(conn, "no such port");
     } else {
         unixctl_command_reply(conn, ds_cstr(&ds));
     }

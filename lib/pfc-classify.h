@@ -162,6 +162,34 @@ pfc_classify(const struct pfc_classifier *c, const void *data, size_t len)
                           len);
 }
 
+/* Clears the 802.1p priority (PCP, the top 3 bits of the TCI) of the first
+ * two VLAN tags (TPID 0x8100 or 0x88a8) of the Ethernet frame of 'len'
+ * octets at 'data', keeping their DEI and VID: what a port that trusts no
+ * marking does to the frames it receives (IEEE 802.1Q-2018 6.9.3 lets a
+ * port regenerate received priorities; here all become 0), so that a tag
+ * that the switch keeps, or pushes over a priority-tagged frame, leaves
+ * with priority 0.  The IP DSCP is not touched.  Returns true if an octet
+ * changed. */
+static inline bool
+pfc_clear_pcp(uint8_t *data, size_t len)
+{
+    bool changed = false;
+    size_t off = 12;
+
+    for (int tags = 0; tags < 2 && len >= off + 4; tags++, off += 4) {
+        uint16_t type = (data[off] << 8) | data[off + 1];
+
+        if (type != PFC_CLS_ETH_VLAN && type != PFC_CLS_ETH_QINQ) {
+            break;
+        }
+        if (data[off + 2] & 0xe0) {
+            data[off + 2] &= 0x1f;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
 /* Egress remarking: an egress port may rewrite, from the priority that a
  * packet carries, the markings with which it leaves, so that its link
  * partner, which classifies by its own trust mode, gives it the same

@@ -218,6 +218,42 @@ test_none(void)
     ovs_assert(!strcmp(pfc_trust_name(PFC_TRUST_NONE), "none"));
 }
 
+/* An untrusted port clears the PCP of the first two tags, keeping DEI, VID,
+ * the ethertype and the DSCP; a frame without a tag, a runt and a third tag
+ * are left alone. */
+static void
+test_clear_pcp(void)
+{
+    uint8_t buf[64], orig[64];
+    size_t len;
+
+    for (int n_tags = 0; n_tags <= 2; n_tags++) {
+        for (int pcp = 0; pcp < 8; pcp++) {
+            len = make_frame(buf, sizeof buf, n_tags, pcp, PFC_CLS_ETH_IPV4,
+                             46);
+            buf[14] |= n_tags ? 0x10 : 0;       /* DEI of the outer tag. */
+            memcpy(orig, buf, sizeof buf);
+            ovs_assert(pfc_clear_pcp(buf, len) == (n_tags && pcp));
+            for (size_t i = 0; i < len; i++) {
+                bool tci = (i == 14 && n_tags) || (i == 18 && n_tags == 2);
+
+                ovs_assert(buf[i] == (tci ? orig[i] & 0x1f : orig[i]));
+            }
+            ovs_assert(pfc_frame_dscp(buf, len) == 46);
+        }
+    }
+
+    /* A runt: the tag's TCI would lie past the end. */
+    len = make_frame(buf, sizeof buf, 1, 5, PFC_CLS_ETH_IPV4, 0);
+    ovs_assert(!pfc_clear_pcp(buf, 15) && buf[14] >> 5 == 5);
+
+    /* A third tag keeps its PCP. */
+    len = make_frame(buf, sizeof buf, 2, 5, PFC_CLS_ETH_VLAN, 0);
+    buf[22] = 0xa0;
+    ovs_assert(pfc_clear_pcp(buf, len));
+    ovs_assert(buf[14] >> 5 == 0 && buf[18] >> 5 == 0 && buf[22] == 0xa0);
+}
+
 static void
 check_map_error(const char *s)
 {
@@ -492,6 +528,7 @@ TEST("dscp-default", test_dscp_default)
 TEST("dscp-fallback", test_dscp_fallback)
 TEST("dscp-map", test_dscp_map)
 TEST("none", test_none)
+TEST("clear-pcp", test_clear_pcp)
 TEST("map-parse", test_map_parse)
 TEST("keys", test_keys)
 TEST("rewrite", test_rewrite)
@@ -502,6 +539,7 @@ static const struct ovs_cmdl_command commands[] = {
     { "dscp-fallback", NULL, 0, 0, cmd_test_dscp_fallback, OVS_RO },
     { "dscp-map", NULL, 0, 0, cmd_test_dscp_map, OVS_RO },
     { "none", NULL, 0, 0, cmd_test_none, OVS_RO },
+    { "clear-pcp", NULL, 0, 0, cmd_test_clear_pcp, OVS_RO },
     { "map-parse", NULL, 0, 0, cmd_test_map_parse, OVS_RO },
     { "keys", NULL, 0, 0, cmd_test_keys, OVS_RO },
     { "rewrite", NULL, 0, 0, cmd_test_rewrite, OVS_RO },

@@ -445,14 +445,16 @@ def parse_frame(frame):
         l4 = off + (frame[off] & 0xF) * 4
         _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, l4 + 8)
         d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq,
-                 sport=struct.unpack_from("!H", frame, l4)[0])
+                 sport=struct.unpack_from("!H", frame, l4)[0],
+                 dscp=frame[off + 1] >> 2)
     elif (et == 0x86DD and len(frame) >= off + 48 + DATA_HDR.size
           and frame[off] >> 4 == 6 and frame[off + 6] == 17
           and frame[off + 48:off + 52] == MAGIC):
         # A data frame in IPv6/UDP (DataStream with ip="6").
         _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, off + 48)
         d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq,
-                 sport=struct.unpack_from("!H", frame, off + 40)[0])
+                 sport=struct.unpack_from("!H", frame, off + 40)[0],
+                 dscp=((frame[off] & 0xF) << 2) | (frame[off + 1] >> 6))
     else:
         d["kind"] = "other"
     return d
@@ -552,7 +554,10 @@ class Recorder(threading.Thread):
         super().__init__(daemon=True)
         self.port = port
         self.on_frame = on_frame
-        self.data = []      # (t, stream, prio, pcp, seq, run, outer_dscp)
+        # (t, stream, prio, pcp, seq, run, outer_dscp, vid, dscp): pcp and
+        # vid of the outer tag (None if untagged), outer_dscp of a VXLAN
+        # frame, dscp of the IP packet (the inner one in VXLAN), or None.
+        self.data = []
         self.macc = []      # parse_frame() dicts with "t"
         self.other = 0
         self.lock = threading.Lock()
@@ -576,7 +581,8 @@ class Recorder(threading.Thread):
                 if d["kind"] == "data":
                     self.data.append((t, d["stream"], d["prio"],
                                       d.get("pcp"), d["seq"], d["run"],
-                                      d.get("outer_dscp")))
+                                      d.get("outer_dscp"), d.get("vid"),
+                                      d.get("dscp")))
                 elif d["kind"] == "macc":
                     self.macc.append(d)
                 else:
@@ -646,17 +652,18 @@ class PauseState:
 
 def send_streams(port, streams, count, rate, size=128, src=MAC_A, dst=MAC_B,
                  start_seq=0, run=0, pause=None, stop=None, log=None,
-                 times=None, udp_sports=None, ips=None):
+                 times=None, udp_sports=None, ips=None, vlan=DEFAULT_VLAN):
     """Sends 'count' frames of each stream in 'streams' [(id, prio, tagged)],
     interleaved, at 'rate' frames/s in total.  If 'pause' is a PauseState,
     honours it per priority.  If 'count' is None, sends until 'stop' is set.
     If 'times' is a dict, times[stream] gets the time of each send.  If
     'udp_sports' is a dict {stream: UDP source port}, the frames are IPv4/UDP
     from that port.  If 'ips' is a dict {stream: (IP version "4" or "6",
-    DSCP)}, the frames are IPv4/UDP or IPv6/UDP with that DSCP.  Returns
-    {stream: frames sent}."""
+    DSCP)}, the frames are IPv4/UDP or IPv6/UDP with that DSCP.  Tagged
+    streams have VID 'vlan'.  Returns {stream: frames sent}."""
     ips = ips or {}
-    ds = [DataStream(sid, prio, src, dst, tagged, size=size, run=run,
+    ds = [DataStream(sid, prio, src, dst, tagged, vlan=vlan, size=size,
+                     run=run,
                      udp_sport=(udp_sports or {}).get(sid),
                      ip=ips.get(sid, (None, 0))[0],
                      dscp=ips.get(sid, (None, 0))[1],
@@ -1268,6 +1275,30 @@ def parse_sender(spec):
     return name, port, mac
 
 
+def paused_time(frames, prio, speed):
+    """Seconds for which the PFC frames 'frames' (records of a Recorder,
+    in arrival order) kept priority 'prio' paused at link speed 'speed': from
+    each XOFF to the end of its pause time, or to the XON (pause time 0) or
+    the next XOFF that ends it earlier."""
+    total, start, end = 0.0, None, None
+    for m in sorted(frames, key=lambda x: x["t"]):
+        if not m["enable"] >> prio & 1:
+            continue
+        t = m["t"]
+        if start is not None and t >= end:
+            total += end - start
+            start = None
+        if m["times"][prio]:
+            start = t if start is None else start
+            end = t + quanta_to_s(m["times"][prio], speed)
+        elif start is not None:
+            total += t - start
+            start = None
+    if start is not None:
+        total += end - start
+    return total
+
+
 def _incast_sender(cfg, go, stop, results):
     """One sender of sc_incast, in a process of its own.  Opens its port,
     honours the PFC frames that arrive there (a Recorder feeding a
@@ -1345,7 +1376,9 @@ def _incast_sender(cfg, go, stop, results):
                   if m["enable"] & 0x08 and m["times"][3]]
         with pause.lock:
             xoff_rx, xon_rx = list(pause.xoff_rx), list(pause.xon_rx)
+        paused = paused_time(from_switch, 3, cfg["speed"])
         results.put(("done", name, {
+            "paused_s": paused,
             "sent": {str(k): v for k, v in sent.items()},
             "stuck": stuck,
             "xoff_rx": xoff_rx, "xon_rx": xon_rx,
@@ -1677,13 +1710,14 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
             p3_reorders=r3, p3_dups=d3, p0_sent=s0, p0_got=len(g0),
             p0_missing=m0, p0_reorders=r0, p0_dups=d0, xoff_rx=x3,
             xon_rx=n3, pfc_rx=r["pfc_rx"], b_pfc_rx=r["ignored"],
-            first_xoff_s=r["first_xoff_s"])
+            first_xoff_s=r["first_xoff_s"], paused_s=r["paused_s"])
         # Flat, for the shell: fact xoff_rx_at_C.
         facts["xoff_rx_at_" + name] = x3
         facts["xon_rx_at_" + name] = n3
         facts["pfc_rx_at_" + name] = r["pfc_rx"]
         facts["p3_sent_" + name] = s3
         facts["p0_sent_" + name] = s0
+        facts["paused_s_at_" + name] = round(r["paused_s"], 4)
     ck.facts.update(facts)
     return ck.finish(args.facts)
 
@@ -1926,10 +1960,14 @@ def cmd_stream(args):
                                ignore_src=args.dst or dst)
             rec = Recorder(port, pause.on_frame)
             rec.start()
-        sent = send_streams(port, parse_streams(args.streams), args.count,
+        streams = parse_streams(args.streams)
+        ips = ({sid: (args.ip, args.dscp) for sid, _, _ in streams}
+               if args.ip else None)
+        sent = send_streams(port, streams, args.count,
                             args.rate, size=args.size, src=src, dst=dst,
                             start_seq=args.start_seq, pause=pause,
-                            log=print if args.verbose else None)
+                            log=print if args.verbose else None, ips=ips,
+                            vlan=args.vlan)
         if rec is not None:
             rec.stop()
             print("stream: honoured %d XOFF and %d XON frames for p3"
@@ -2071,6 +2109,15 @@ def cmd_selftest(args):
     ck.ok(lens["unpadded"] == 34 and lens["truncated"] == 33
           and lens["vlan"] == 60 and lens["valid"] == 60, "variant lengths "
           "%s" % lens)
+    q = quanta_to_s(65535, 10**9)
+    pf = [{"t": 0.0, "enable": 8, "times": [0, 0, 0, 65535, 0, 0, 0, 0]},
+          {"t": 0.01, "enable": 8, "times": [0, 0, 0, 65535, 0, 0, 0, 0]},
+          {"t": 0.02, "enable": 8, "times": [0] * 8},
+          {"t": 0.5, "enable": 1, "times": [65535] + [0] * 7},
+          {"t": 1.0, "enable": 8, "times": [0, 0, 0, 65535, 0, 0, 0, 0]}]
+    pt = paused_time(pf, 3, 10**9)
+    ck.ok(abs(pt - (0.02 + q)) < 1e-9, "paused time of p3: XOFF, refresh, "
+          "XON, then an XOFF that lapses: %.6f s (%.6f)" % (pt, 0.02 + q))
     ds = DataStream(3, 3, MAC_A, MAC_B)
     d = parse_frame(ds.frame(77))
     ck.ok(d["kind"] == "data" and d["seq"] == 77 and d["pcp"] == 3
@@ -2251,6 +2298,12 @@ def main():
                    help="frames/s, all streams together (0 = flat out)")
     s.add_argument("--size", type=int, default=128)
     s.add_argument("--start-seq", type=int, default=0)
+    s.add_argument("--ip", choices=["4", "6"],
+                   help="IPv4 or IPv6/UDP frames (default: not IP)")
+    s.add_argument("--dscp", type=int, default=0,
+                   help="with --ip: their DSCP, 0 to 63")
+    s.add_argument("--vlan", type=int, default=DEFAULT_VLAN,
+                   help="VID of the tagged streams (0: priority-tagged)")
     s.add_argument("--honour", metavar="SPEED",
                    help="honour the PFC frames that arrive, as a NIC of "
                    "link speed SPEED (e.g. 1G) would; not with --batch")

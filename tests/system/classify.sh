@@ -39,16 +39,16 @@ classify_setup() {
 }
 
 # classify_incast FRAMES [CYCLES PAUSE_MS RATE]: after classify_setup, sends
-# from A and C with pfc_peer.py's incast scenario (--frames FRAMES) and
-# checks what the header says.  The facts of the scenario are in
-# $PFC_TMP/incast.json.
+# from A and C (or the host $CLASSIFY_SENDER, on port dpdk-x) with
+# pfc_peer.py's incast scenario (--frames FRAMES) and checks what the header
+# says.  The facts of the scenario are in $PFC_TMP/incast.json.
 classify_incast() {
     local frames=$1 cycles=${2:-6} pause_ms=${3:-150} rate=${4:-1000}
-    local x rc facts=$PFC_TMP/incast.json
+    local x rc facts=$PFC_TMP/incast.json h=${CLASSIFY_SENDER:-C}
 
     pfc_bg "$PFC_PY" "$PFC_PEER" scenario incast \
         --a "$(pfc_host_port A)" --b "$(pfc_host_port B)" \
-        --sender "C=$(pfc_host_port C)@$(pfc_host_var C MAC)" \
+        --sender "$h=$(pfc_host_port "$h")@$(pfc_host_var "$h" MAC)" \
         --frames "$frames" --speed-a 1G --speed-b 1G --rate "$rate" \
         --cycles "$cycles" --pause-ms "$pause_ms" --resume-ms 200 \
         --facts "$facts"
@@ -72,7 +72,7 @@ classify_incast() {
         "$(classify_fact p3_during_pauses)" -eq 0
     check "dpdk-b pfc_rx_frames_p3 (B paused p3)" \
         "$(pfc_stat dpdk-b pfc_rx_frames_p3)" -ge "$cycles"
-    for x in a c; do
+    for x in a "${h,,}"; do
         check "dpdk-$x pfc_tx_frames_p3 (its sender paused)" \
             "$(pfc_stat "dpdk-$x" pfc_tx_frames_p3)" -ge 1
     done

@@ -463,7 +463,7 @@ pfc_qos() {
         return 1
     fi
     if ! out=$(pfc_appctl pfc/show "$port" 2>&1) \
-       || grep -q "refused" <<<"$out"; then
+       || grep -q "refused\|no QoS pfc" <<<"$out"; then
         pfc_err "QoS pfc on $port ($*) not in effect:"
         printf '%s\n' "$out" >&2
         return 1

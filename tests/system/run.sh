@@ -45,11 +45,13 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        classify_dscp_ipv4 classify_dscp_ipv6 classify_tag_popped
        classify_tag_pushed classify_queue_row classify_dcbx_adopted
        classify_dcbx_fit classify_vxlan_encap classify_vxlan_decap
-       classify_rewrite_pcp classify_vxlan_rewrite classify_remap_lossless)
+       classify_rewrite_pcp classify_vxlan_rewrite classify_remap_lossless
+       trust_guest_access trust_guest_tunnel trust_guest_flood)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/classify.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/trust.sh"
 
 # Each test_* function runs in its own process (run.sh --one); it
 # returns nonzero on failure.  FAILS counts failed checks.
