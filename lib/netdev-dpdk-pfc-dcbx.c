@@ -103,7 +103,8 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
  * willing bit, as IEEE 802.1Q-2018 clause 38 (symmetric attribute passing)
  * and lldpad do, and a PFC cap of 8; the operational ETS configuration
  * (ETS Configuration TLV) and the Queue rows' ETS as a recommendation (ETS
- * Recommendation TLV).  The caller holds port->lock. */
+ * Recommendation TLV); with trust=dscp, the DSCP map (Application Priority
+ * TLV).  The caller holds port->lock. */
 static void
 pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
 {
@@ -113,11 +114,18 @@ pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
         .enable = port->dcbx_params.admin,
     };
 
+    struct pfc_app_tlv app;
+
+    if (port->dcbx_params.app_dscp) {
+        pfc_app_tlv_from_map(&app, port->dcbx_params.dscp_admin);
+    }
     port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
                                       sizeof port->lldp_frame, port->mac,
                                       port->name, ttl, &tlv,
                                       &port->dcbx.ets_oper,
-                                      &port->dcbx_params.ets_admin);
+                                      &port->dcbx_params.ets_admin,
+                                      port->dcbx_params.app_dscp
+                                      ? &app : NULL);
     atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
 }
 
@@ -208,10 +216,12 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first,
         .willing = pfc->cfg.dcbx_willing,
         .admin = pfc->cfg.admin,
         .tx_interval = pfc->cfg.lldp_tx_interval,
+        .app_dscp = pfc->cfg.trust == PFC_TRUST_DSCP,
         .limit_known = true,
         .max_lossless = max_lossless,
     };
 
+    memcpy(dp.dscp_admin, pfc->cfg.dscp_to_prio, sizeof dp.dscp_admin);
     pfc_ets_admin_tlv(pfc, &dp.ets_admin);
     if (!was_on) {
         pfc_dcbx_init(&port->dcbx, &dp, now);
@@ -220,6 +230,9 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first,
                || dp.admin != port->dcbx_params.admin
                || dp.tx_interval != port->dcbx_params.tx_interval
                || dp.max_lossless != port->dcbx_params.max_lossless
+               || dp.app_dscp != port->dcbx_params.app_dscp
+               || memcmp(dp.dscp_admin, port->dcbx_params.dscp_admin,
+                         sizeof dp.dscp_admin)
                || memcmp(&dp.ets_admin, &port->dcbx_params.ets_admin,
                          sizeof dp.ets_admin)) {
         pfc_dcbx_reconfigure(&port->dcbx, &dp, port->mac, now);
@@ -309,6 +322,10 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
         port->dcbx_changed = false;
         bool ets_changed = port->dcbx.ets_changed;
         bool ets_adopted = port->dcbx.ets_adopted;
+        bool app_changed = port->dcbx.app_changed;
+        bool app_adopted = port->dcbx.app_adopted;
+
+        port->dcbx.app_changed = false;
         ovs_strlcpy(name, port->name, sizeof name);
         rte_spinlock_unlock(&port->lock);
 
@@ -319,6 +336,12 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
             pfc_ets_update(port->conf);
         }
 
+        if (app_changed && port->conf) {
+            VLOG_INFO("%s: DCBX: operational DSCP map: %s", name,
+                      app_adopted ? "the partner's Application Priority "
+                      "entries over dscp-map" : "dscp-map");
+            pfc_cls_publish(port, port->conf);
+        }
         if (old != oper) {
             VLOG_INFO("%s: DCBX: the partner's Time To Live ran out: "
                       "operational PFC enable vector 0x%02"PRIx8" -> 0x%02"

@@ -288,6 +288,8 @@ struct pfc_port {
     long long int ets_shown_ms;         /* time_msec() of it. */
 };
 
+void pfc_cls_publish(struct pfc_port *, const struct netdev_dpdk_pfc *);
+
 extern struct pfc_port pfc_ports[PFC_N_PORTS];
 
 /* True if 'port' is the state of a vhost-user port. */

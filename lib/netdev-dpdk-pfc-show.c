@@ -479,8 +479,15 @@ pfc_show_buffer_config(struct ds *ds, const struct pfc_show_snap *snap,
                   cfg->lossy_dyn_th, cfg->default_priority);
     ds_put_format(ds, "  ingress: trust %s", pfc_trust_name(cfg->trust));
     if (cfg->trust == PFC_TRUST_DSCP) {
+        bool adopted = cfg->dcbx && snap->port.dcbx.app_adopted;
+
         ds_put_cstr(ds, ", dscp-map ");
-        pfc_dscp_map_format(ds, cfg->dscp_to_prio);
+        pfc_dscp_map_format(ds, adopted ? snap->port.dcbx.dscp_oper
+                            : cfg->dscp_to_prio);
+        if (adopted) {
+            ds_put_cstr(ds, " (with the DCBX partner's Application Priority "
+                        "entries)");
+        }
     }
     ds_put_cstr(ds, " (the priority each received packet carries to every "
                 "egress)\n");
@@ -628,6 +635,36 @@ pfc_show_ets_tlv(struct ds *ds, const char *what, const struct pfc_ets_tlv *t,
     ds_put_char(ds, '\n');
 }
 
+/* The Application Priority line of "pfc/show" of 'port' (DCBX on): what it
+ * advertises, and its partner's DSCP entries. */
+static void
+pfc_show_dcbx_app(struct ds *ds, const struct pfc_port *port)
+{
+    const struct pfc_dcbx *d = &port->dcbx;
+
+    ds_put_format(ds, "  dcbx app: %s, partner ",
+                  port->dcbx_params.app_dscp
+                  ? "advertises the dscp map (64 DSCP entries)"
+                  : "none advertised (trust pcp)");
+    if (d->partner && d->last.has_app) {
+        bool any = false;
+
+        for (uint64_t m = d->last.app.dscp_mask; m; m &= m - 1) {
+            int dscp = raw_ctz(m);
+
+            ds_put_format(ds, "%s%d:%d", any ? "," : "dscp ", dscp,
+                          d->last.app.dscp_prio[dscp]);
+            any = true;
+        }
+        ds_put_format(ds, "%s (%"PRIu16" other entries ignored)",
+                      any ? "" : "no DSCP entry", d->last.app.n_ignored);
+    } else {
+        ds_put_cstr(ds, d->partner ? "(no Application Priority TLV)"
+                    : "(none)");
+    }
+    ds_put_format(ds, ", %s\n", d->app_adopted ? "adopted" : "not adopted");
+}
+
 /* The DCBX lines of "pfc/show" of an ethernet port with dcbx=ieee. */
 static void
 pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
@@ -679,6 +716,7 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
                              &d->last.ets_rec, false);
         }
     }
+    pfc_show_dcbx_app(ds, port);
     pfc_show_ets_tlv(ds, "dcbx ets recommended",
                      &port->dcbx_params.ets_admin, false);
     ds_put_format(ds, "  dcbx ets operational: %s%s%s\n",

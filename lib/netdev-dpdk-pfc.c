@@ -870,6 +870,49 @@ pfc_bind_port_state(struct pfc_port *port,
     return old_error;
 }
 
+/* Stores in '*c' the ingress rule of 'port' with 'pfc' as its QoS object:
+ * pfc->cls, with the operational DSCP map of DCBX when the port adopted
+ * its partner's Application Priority entries (trust=dscp, dcbx-willing).
+ * Takes port->lock.  Main thread. */
+static void
+pfc_cls_in_force(const struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
+                 struct pfc_classifier *c)
+{
+    uint8_t map[PFC_N_DSCP];
+    bool adopted;
+
+    *c = pfc->cls;
+    if (!pfc->cfg.dcbx || c->trust != PFC_TRUST_DSCP) {
+        return;
+    }
+    rte_spinlock_lock(&port->lock);
+    adopted = port->dcbx.app_adopted;
+    memcpy(map, port->dcbx.dscp_oper, sizeof map);
+    rte_spinlock_unlock(&port->lock);
+    if (adopted) {
+        pfc_classifier_init(c, c->trust, c->default_prio, map);
+    }
+}
+
+/* Publishes to PMD threads, by RCU, the ingress rule in force on 'port',
+ * whose QoS object is 'pfc' (pfc_cls_in_force()), if it changed.  Main
+ * thread, port->lock not held. */
+void
+pfc_cls_publish(struct pfc_port *port, const struct netdev_dpdk_pfc *pfc)
+{
+    const struct pfc_classifier *old
+        = ovsrcu_get_protected(const struct pfc_classifier *, &port->cls);
+    struct pfc_classifier c;
+
+    pfc_cls_in_force(pfc, port, &c);
+    if (!old || memcmp(old, &c, sizeof c)) {
+        ovsrcu_set(&port->cls, xmemdup(&c, sizeof c));
+        if (old) {
+            ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *, old));
+        }
+    }
+}
+
 /* Makes 'pfc', with the limits and thresholds in 'b', the QoS object of
  * 'port', and publishes what PMD threads read of it: DCBX (pfc_dcbx_bind(),
  * 'first' if 'pfc' was never bound), the watchdog's parameters, the XOFF
@@ -991,9 +1034,11 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
      * it. */
     const struct pfc_classifier *old_cls
         = ovsrcu_get_protected(const struct pfc_classifier *, &b.port->cls);
+    struct pfc_classifier cls;
 
-    b.cls = (!old_cls || memcmp(old_cls, &pfc->cls, sizeof *old_cls)
-             ? xmemdup(&pfc->cls, sizeof pfc->cls) : NULL);
+    pfc_cls_in_force(pfc, b.port, &cls);
+    b.cls = (!old_cls || memcmp(old_cls, &cls, sizeof *old_cls)
+             ? xmemdup(&cls, sizeof cls) : NULL);
 
     rte_spinlock_lock(&b.port->lock);
     old_error = pfc_bind_port_state(b.port, info, &b);

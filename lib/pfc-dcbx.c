@@ -39,6 +39,9 @@ enum {
 #define SUBTYPE_ETS_CONFIG 0x09
 #define SUBTYPE_ETS_REC 0x0a
 #define SUBTYPE_PFC_CONFIG 0x0b
+#define SUBTYPE_APP 0x0c
+#define APP_TLV_MIN 5           /* OUI, subtype, reserved octet. */
+#define APP_ENTRY_LEN 3
 #define PFC_TLV_LEN 6           /* OUI, subtype, 2 octets. */
 #define ETS_TLV_LEN 25          /* OUI, subtype, 21 octets. */
 
@@ -97,6 +100,41 @@ ets_tlv_put(uint8_t *v, uint8_t subtype, const struct pfc_ets_tlv *t)
     memcpy(&v[17], t->tsa, 8);
 }
 
+/* Parses the value 'v', of 'tlen' octets from the OUI, of an Application
+ * Priority TLV into '*t'.  Returns false if its length is not 5 + 3n. */
+static bool
+app_tlv_parse(const uint8_t *v, uint16_t tlen, struct pfc_app_tlv *t)
+{
+    if (tlen < APP_TLV_MIN || (tlen - APP_TLV_MIN) % APP_ENTRY_LEN) {
+        return false;
+    }
+    memset(t, 0, sizeof *t);
+    for (const uint8_t *e = v + APP_TLV_MIN; e < v + tlen;
+         e += APP_ENTRY_LEN) {
+        int prio = e[0] >> 5, sel = e[0] & 0x07;
+        uint16_t pid = ((uint16_t) e[1] << 8) | e[2];
+
+        if (sel != PFC_APP_SEL_DSCP || pid > 63) {
+            t->n_ignored++;
+        } else if (!(t->dscp_mask >> pid & 1) || prio > t->dscp_prio[pid]) {
+            /* A DSCP listed twice: the highest priority. */
+            t->dscp_mask |= UINT64_C(1) << pid;
+            t->dscp_prio[pid] = prio;
+        }
+    }
+    return true;
+}
+
+/* Makes '*t' advertise the whole DSCP map 'map' (priority of each of the 64
+ * DSCPs). */
+void
+pfc_app_tlv_from_map(struct pfc_app_tlv *t, const uint8_t map[64])
+{
+    t->dscp_mask = UINT64_MAX;
+    memcpy(t->dscp_prio, map, sizeof t->dscp_prio);
+    t->n_ignored = 0;
+}
+
 /* Parses the organizationally specific TLV whose 'tlen' octets of value are
  * at 'v' into '*du': the PFC Configuration TLV, and the ETS Configuration
  * and Recommendation TLVs; others, and an ETS TLV of a bad length or a
@@ -129,6 +167,16 @@ parse_org_tlv(const uint8_t *v, uint16_t tlen, struct pfc_lldpdu *du,
         du->pfc.mbc = (v[4] & PFC_MBC) != 0;
         du->pfc.cap = v[4] & PFC_CAP_MASK;
         du->pfc.enable = v[5];
+    } else if (oui == OUI_8021 && subtype == SUBTYPE_APP) {
+        if (du->has_app) {
+            *why = "a second Application Priority TLV";
+            return EINVAL;
+        }
+        if (!app_tlv_parse(v, tlen, &du->app)) {
+            *why = "Application Priority TLV of other than 5 + 3n octets";
+            return EINVAL;
+        }
+        du->has_app = true;
     } else if (oui == OUI_8021 && subtype == SUBTYPE_ETS_CONFIG
                && tlen == ETS_TLV_LEN && !du->has_ets) {
         du->has_ets = true;
@@ -158,6 +206,8 @@ parse_org_tlv(const uint8_t *v, uint16_t tlen, struct pfc_lldpdu *du,
  *     of other than 2 octets), or one of them appears again later;
  *   - End has a nonzero length;
  *   - a PFC Configuration TLV of other than 6 octets, or a second one;
+ *   - an Application Priority TLV of other than 5 + 3n octets, or a second
+ *     one;
  *   - an organizationally specific TLV of fewer than 4 octets.
  *
  * A malformed LLDPDU must be ignored whole (IEEE 802.1AB-2016 9.2.7.7.1):
@@ -272,7 +322,9 @@ put_tlv(uint8_t *p, size_t *ofs, int type, const void *value, uint16_t len)
  * (its first 255 octets) with a Time To Live of 'ttl' seconds: Chassis ID
  * (subtype MAC address, 'src'), Port ID (subtype interface name), TTL, the
  * ETS Configuration TLV 'ets_config' and the ETS Recommendation TLV
- * 'ets_rec' (each if nonnull), the PFC Configuration TLV 'pfc' and End,
+ * 'ets_rec' (each if nonnull), the PFC Configuration TLV 'pfc', the
+ * Application Priority TLV with the DSCP entries of 'app' (if nonnull) and
+ * End,
  * padded with zeros to the 60-octet minimum.  Returns its length in octets,
  * or 0 if 'size' is too small (a frame needs at most PFC_LLDP_FRAME_MAX
  * octets). */
@@ -281,10 +333,13 @@ pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
                  const char *port_name, uint16_t ttl,
                  const struct pfc_dcbx_tlv *pfc,
                  const struct pfc_ets_tlv *ets_config,
-                 const struct pfc_ets_tlv *ets_rec)
+                 const struct pfc_ets_tlv *ets_rec,
+                 const struct pfc_app_tlv *app)
 {
     size_t name_len = MIN(strlen(port_name), 255);
-    uint8_t id[256], ttl_be[2], org[ETS_TLV_LEN];
+    size_t app_len = (app ? APP_TLV_MIN
+                      + APP_ENTRY_LEN * count_1bits(app->dscp_mask) : 0);
+    uint8_t id[256], ttl_be[2], org[APP_TLV_MIN + APP_ENTRY_LEN * 64];
     uint8_t *p = frame;
     size_t ofs = 0;
 
@@ -295,6 +350,7 @@ pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
                 + (ets_config ? 2 + ETS_TLV_LEN : 0)
                 + (ets_rec ? 2 + ETS_TLV_LEN : 0)
                 + 2 + PFC_TLV_LEN           /* PFC Configuration. */
+                + (app ? 2 + app_len : 0)
                 + 2)                        /* End. */
         || size < ETH_TOTAL_MIN) {
         return 0;
@@ -333,6 +389,21 @@ pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
               | (pfc->cap & PFC_CAP_MASK));
     org[5] = pfc->enable;
     put_tlv(p, &ofs, TLV_ORG, org, PFC_TLV_LEN);
+
+    if (app) {
+        size_t o = APP_TLV_MIN;
+
+        org[3] = SUBTYPE_APP;
+        org[4] = 0;
+        for (uint64_t m = app->dscp_mask; m; m &= m - 1) {
+            int dscp = raw_ctz(m);
+
+            org[o++] = (app->dscp_prio[dscp] & 7) << 5 | PFC_APP_SEL_DSCP;
+            org[o++] = 0;
+            org[o++] = dscp;
+        }
+        put_tlv(p, &ofs, TLV_ORG, org, app_len);
+    }
 
     put_tlv(p, &ofs, TLV_END, NULL, 0);
     if (ofs < ETH_TOTAL_MIN) {
@@ -403,6 +474,59 @@ pfc_dcbx_decide(const struct pfc_dcbx_params *params, struct eth_addr local,
                 "shared buffer" : NULL);
     }
     return oper;
+}
+
+/* Decides the operational DSCP map of a port configured by 'params', whose
+ * MAC address is 'local', given the last LLDPDU 'partner' (NULL if there is
+ * no partner) of a partner whose LLDPDUs come from 'partner_mac': the
+ * port's own map, params->dscp_admin, with the partner's DSCP entries over
+ * it if the port adopts them (see the header's opening comment).  Stores
+ * it in 'oper' and returns true if it has the partner's entries. */
+bool
+pfc_dcbx_app_decide(const struct pfc_dcbx_params *params,
+                    struct eth_addr local, const struct pfc_lldpdu *partner,
+                    struct eth_addr partner_mac, uint8_t oper[64])
+{
+    bool partner_willing;
+
+    memcpy(oper, params->dscp_admin, 64);
+    if (!params->app_dscp || !params->willing || !partner
+        || !partner->has_app || !partner->app.dscp_mask) {
+        return false;
+    }
+    partner_willing = (partner->has_pfc ? partner->pfc.willing
+                       : partner->has_ets && partner->ets.willing);
+    if (partner_willing && eth_addr_compare_3way(local, partner_mac) > 0) {
+        return false;
+    }
+    for (uint64_t m = partner->app.dscp_mask; m; m &= m - 1) {
+        int dscp = raw_ctz(m);
+
+        oper[dscp] = partner->app.dscp_prio[dscp];
+    }
+    return true;
+}
+
+/* Recomputes the Application Priority decision of 'dcbx'
+ * (pfc_dcbx_app_decide()), setting dcbx->app_changed if the operational
+ * DSCP map changed. */
+static void
+pfc_dcbx_update_app(struct pfc_dcbx *dcbx,
+                    const struct pfc_dcbx_params *params,
+                    struct eth_addr local)
+{
+    uint8_t oper[64];
+    bool adopted;
+
+    adopted = pfc_dcbx_app_decide(params, local,
+                                  dcbx->partner ? &dcbx->last : NULL,
+                                  dcbx->partner_mac, oper);
+    if (adopted != dcbx->app_adopted
+        || memcmp(oper, dcbx->dscp_oper, sizeof oper)) {
+        dcbx->app_changed = true;
+    }
+    dcbx->app_adopted = adopted;
+    memcpy(dcbx->dscp_oper, oper, sizeof oper);
 }
 
 /* Decides the operational ETS configuration of a port configured by
@@ -480,7 +604,7 @@ pfc_dcbx_update_ets(struct pfc_dcbx *dcbx,
 
 /* Recomputes the decision of 'dcbx'; returns true if the operational vector
  * changed (and sets dcbx->ets_changed if the operational ETS configuration
- * did). */
+ * did, dcbx->app_changed if the operational DSCP map did). */
 static bool
 pfc_dcbx_update(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
                 struct eth_addr local)
@@ -490,6 +614,7 @@ pfc_dcbx_update(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
     bool mismatch;
 
     pfc_dcbx_update_ets(dcbx, params);
+    pfc_dcbx_update_app(dcbx, params, local);
 
     dcbx->oper = pfc_dcbx_decide(params, local,
                                  has ? &dcbx->last.pfc : NULL,
@@ -512,6 +637,7 @@ pfc_dcbx_init(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
     memset(dcbx, 0, sizeof *dcbx);
     dcbx->oper = params->admin;
     dcbx->source = PFC_DCBX_ADMIN;
+    memcpy(dcbx->dscp_oper, params->dscp_admin, sizeof dcbx->dscp_oper);
     pfc_dcbx_update_ets(dcbx, params);
     pfc_dcbx_fast_start(dcbx, now);
 }

@@ -55,6 +55,17 @@
  *     octets 14-21: TSA Assignment Table per traffic class (0 strict
  *              priority, 1 credit-based shaper, 2 ETS, 255 vendor)
  *
+ *   The Application Priority TLV (subtype 0x0C, D.2.12) is of length 5 +
+ *   3n: OUI, subtype, a reserved octet, then n entries of 3 octets:
+ *
+ *     octet 1: bits 7-5 priority, bits 4-3 reserved, bits 2-0 Sel
+ *     octets 2-3: Protocol ID
+ *
+ *   Of the selectors, this switch uses Sel 5, DSCP (IEEE 802.1Qcd-2015,
+ *   802.1Q-2018 Table D-9), whose Protocol ID is a DSCP, 0 to 63.  Entries
+ *   of the other selectors (Ethertype, TCP and UDP ports) tell an end
+ *   station how to mark its applications, and are counted and ignored.
+ *
  *   A TLV of the pre-standard CEE DCBX (OUI 00-1B-21) is counted as
  *   unsupported.
  *
@@ -96,6 +107,19 @@
  * other than strict priority and ETS, or ETS bandwidths that do not sum to
  * 100) is not adopted and counted.
  *
+ * Application Priority (802.1Q-2018 D.2.12), DSCP selector: a port with
+ * trust=dscp advertises its whole administrative DSCP map, 64 entries (its
+ * dscp-map over DSCP / 8), so that a partner that trusts DSCP, or a NIC
+ * whose DSCP table the partner's DCBX agent sets, classifies as this port
+ * does.  A willing port with trust=dscp adopts its partner's DSCP entries
+ * over its own map, by the PFC rule of who adopts: if the partner is not
+ * willing (the willing bit of its PFC TLV, else of its ETS Configuration
+ * TLV; a partner that sends neither is not willing), or both are and this
+ * port's MAC address is the lower.  Where a partner lists a DSCP more
+ * than once, the highest priority wins, as Linux's dcbnl does.  The
+ * operational map is what the port's ingress classifies by; the TLV has no
+ * willing bit of its own.
+ *
  * Open vSwitch's own LLDP (lib/lldp, for Auto-Attach) is not used: it runs
  * in ofproto, on frames that reach the datapath of a bridge port with
  * lldp:enable, and knows no IEEE 802.1 TLVs.  DCBX belongs to the DPDK
@@ -113,9 +137,13 @@
 
 /* Longest LLDPDU that pfc_lldpdu_build() makes, octets without FCS: the
  * Ethernet header, Chassis ID (9), Port ID (up to 258), TTL (4), ETS
- * Configuration and Recommendation (27 each), PFC Configuration (8) and End
- * (2). */
-#define PFC_LLDP_FRAME_MAX 349
+ * Configuration and Recommendation (27 each), PFC Configuration (8),
+ * Application Priority with 64 DSCP entries (199) and End (2). */
+#define PFC_LLDP_FRAME_MAX 548
+
+/* Sel of the Application Priority TLV's DSCP entries (IEEE 802.1Q-2018
+ * Table D-9). */
+#define PFC_APP_SEL_DSCP 5
 
 /* Minimum, default and maximum msgTxInterval, seconds (IEEE 802.1AB-2016
  * 9.2.5.7: 1 to 3600, default 30). */
@@ -150,6 +178,15 @@ struct pfc_ets_tlv {
     uint8_t tsa[8];             /* Per traffic class (enum pfc_tsa). */
 };
 
+/* The DSCP entries of an Application Priority TLV. */
+struct pfc_app_tlv {
+    uint64_t dscp_mask;         /* Bit d: DSCP d (0..63) has an entry. */
+    uint8_t dscp_prio[64];      /* Priority (0..7) of each DSCP in
+                                 * 'dscp_mask'. */
+    uint16_t n_ignored;         /* Received entries of other selectors, or
+                                 * of Sel 5 with a Protocol ID above 63. */
+};
+
 /* What one received LLDPDU carried, as far as DCBX cares. */
 struct pfc_lldpdu {
     uint8_t chassis_subtype;
@@ -165,6 +202,8 @@ struct pfc_lldpdu {
     struct pfc_ets_tlv ets;
     bool has_ets_rec;           /* ETS Recommendation TLV. */
     struct pfc_ets_tlv ets_rec;
+    bool has_app;               /* Application Priority TLV. */
+    struct pfc_app_tlv app;
     uint16_t n_tlvs;            /* TLVs before End, End not counted. */
     uint16_t n_unsupported;     /* Organizationally specific TLVs other
                                  * than the PFC and ETS ones, CEE DCBX
@@ -178,7 +217,8 @@ size_t pfc_lldpdu_build(void *frame, size_t size, struct eth_addr src,
                         const char *port_name, uint16_t ttl,
                         const struct pfc_dcbx_tlv *,
                         const struct pfc_ets_tlv *ets_config,
-                        const struct pfc_ets_tlv *ets_rec);
+                        const struct pfc_ets_tlv *ets_rec,
+                        const struct pfc_app_tlv *app);
 
 /* Configuration of DCBX on a port. */
 struct pfc_dcbx_params {
@@ -189,6 +229,11 @@ struct pfc_dcbx_params {
     struct pfc_ets_tlv ets_admin;   /* The Queue rows' ETS: recommended to
                                      * the partner, in force unless this
                                      * port adopts the partner's. */
+    bool app_dscp;              /* trust=dscp: advertise 'dscp_admin' and,
+                                 * if willing, adopt the partner's DSCP
+                                 * entries. */
+    uint8_t dscp_admin[64];     /* The port's DSCP map (dscp-map over DSCP
+                                 * / 8), priority of each DSCP. */
     bool limit_known;           /* 'max_lossless' is known. */
     uint8_t max_lossless;       /* The most priorities, 0..8, whose
                                  * headroom fits in the shared buffer with
@@ -223,6 +268,12 @@ struct pfc_dcbx {
     struct pfc_ets_tlv ets_oper;    /* Operational ETS configuration. */
     bool ets_changed;           /* ets_oper changed since the caller last
                                  * cleared this. */
+    /* Application Priority, DSCP selector. */
+    bool app_adopted;           /* dscp_oper has the partner's entries. */
+    uint8_t dscp_oper[64];      /* Operational DSCP map. */
+    bool app_changed;           /* dscp_oper or app_adopted changed since
+                                 * the caller last cleared this. */
+
     const char *pfc_refused;    /* Why the partner's vector is not adopted
                                  * although this port would, or NULL. */
     const char *ets_refused;    /* Why the partner's recommendation is not
@@ -263,6 +314,11 @@ void pfc_dcbx_tx_done(struct pfc_dcbx *, const struct pfc_dcbx_params *,
                       uint64_t now, uint64_t hz);
 void pfc_dcbx_fast_start(struct pfc_dcbx *, uint64_t now);
 uint16_t pfc_dcbx_ttl(const struct pfc_dcbx_params *);
+bool pfc_dcbx_app_decide(const struct pfc_dcbx_params *,
+                         struct eth_addr local,
+                         const struct pfc_lldpdu *partner,
+                         struct eth_addr partner_mac, uint8_t oper[64]);
+void pfc_app_tlv_from_map(struct pfc_app_tlv *, const uint8_t map[64]);
 bool pfc_dcbx_ets_decide(const struct pfc_dcbx_params *,
                          const struct pfc_ets_tlv *partner_rec,
                          struct pfc_ets_tlv *oper, const char **why);

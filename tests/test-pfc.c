@@ -2094,7 +2094,7 @@ test_dcbx_codec(void)
 
     /* Build. */
     n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_lo, "dpdk-a", 121, &tlv, NULL,
-                         NULL);
+                         NULL, NULL);
     static const uint8_t want[] = {
         0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e,     /* Nearest bridge. */
         0x02, 0x00, 0x00, 0x00, 0x0a, 0x01,
@@ -2111,7 +2111,7 @@ test_dcbx_codec(void)
         ovs_assert(!f[i]);
     }
     ovs_assert(!pfc_lldpdu_build(f, 40, dcbx_mac_lo, "dpdk-a", 121, &tlv,
-                                 NULL, NULL));
+                                 NULL, NULL, NULL));
 
     /* Parse it back. */
     ovs_assert(!pfc_lldpdu_parse(f + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
@@ -2131,11 +2131,16 @@ test_dcbx_codec(void)
     name[sizeof name - 1] = '\0';
     struct pfc_ets_tlv ets = { .max_tcs = 8 };
 
+    struct pfc_app_tlv app;
+    uint8_t map[64];
+
+    pfc_dscp_map_default(map);
+    pfc_app_tlv_from_map(&app, map);
     n = pfc_lldpdu_build(b, sizeof b, dcbx_mac_lo, name, 121, &tlv, &ets,
-                         &ets);
+                         &ets, &app);
     ovs_assert(n == PFC_LLDP_FRAME_MAX);
     ovs_assert(!pfc_lldpdu_build(b, PFC_LLDP_FRAME_MAX - 1, dcbx_mac_lo, name,
-                                 121, &tlv, &ets, &ets));
+                                 121, &tlv, &ets, &ets, &app));
     ovs_assert(!pfc_lldpdu_parse(b + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
                                  &why));
     ovs_assert(du.port_len == 255);
@@ -2245,7 +2250,7 @@ test_dcbx_ets(void)
     rec.bw[0] = 60;
     rec.bw[1] = 40;
     n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_lo, "p", 121, &pfc, &cfg,
-                         &rec);
+                         &rec, NULL);
     static const uint8_t want_cfg[] = {
         0xfe, 0x19, 0x00, 0x80, 0xc2, 0x09, 0x80,   /* Willing, 8 TCs. */
         0x01, 0x23, 0x45, 0x67,                     /* Priority -> TC. */
@@ -2314,7 +2319,8 @@ test_dcbx_ets(void)
     pfc_dcbx_init(&d, &params, now);
     ovs_assert(!d.ets_adopted && d.ets_oper.bw[0] == 25);
     d.ets_changed = false;
-    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec);
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec,
+                         NULL);
     pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
                 n - ETH_HEADER_LEN, now, hz, &why);
     ovs_assert(d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 60);
@@ -2322,12 +2328,14 @@ test_dcbx_ets(void)
     d.ets_changed = false;
     bad = rec;
     bad.bw[0] = 10;
-    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &bad);
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &bad,
+                         NULL);
     pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
                 n - ETH_HEADER_LEN, now, hz, &why);
     ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
     ovs_assert(d.rx_ets_rec_refused == 1 && d.ets_refused);
-    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec);
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec,
+                         NULL);
     pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
                 n - ETH_HEADER_LEN, now, hz, &why);
     ovs_assert(d.ets_adopted);
@@ -2336,6 +2344,114 @@ test_dcbx_ets(void)
     ovs_assert(d.ets_adopted && !d.ets_changed);
     pfc_dcbx_run(&d, &params, dcbx_mac_lo, 3000);
     ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
+}
+
+/* Application Priority, DSCP selector (IEEE 802.1Q-2018 D.2.12, 802.1Qcd):
+ * the TLV as built and parsed, octet by octet; lldpad's entries; malformed
+ * TLVs; who adopts the partner's DSCP map, and the state machine. */
+static void
+test_dcbx_app(void)
+{
+    struct pfc_dcbx_tlv pfc = { .willing = false, .cap = 8, .enable = 8 };
+    struct pfc_dcbx_params params = {
+        .enabled = true, .willing = true, .admin = 8, .tx_interval = 1,
+        .app_dscp = true,
+    };
+    uint8_t f[PFC_LLDP_FRAME_MAX], b[512], oper[64];
+    struct pfc_app_tlv app;
+    struct pfc_lldpdu du;
+    const char *why;
+    size_t n;
+
+    /* Built: the whole map, 64 entries of Sel 5, DSCP order. */
+    pfc_dscp_map_default(params.dscp_admin);
+    params.dscp_admin[10] = 3;
+    pfc_app_tlv_from_map(&app, params.dscp_admin);
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_lo, "p", 121, &pfc, NULL,
+                         NULL, &app);
+    static const uint8_t want_hdr[] = {
+        0xfe, 0xc5, 0x00, 0x80, 0xc2, 0x0c, 0x00,   /* 197 octets. */
+        0x05, 0x00, 0x00,                           /* DSCP 0: prio 0. */
+    };
+    const uint8_t *t = f + n - 2 - 199;
+    ovs_assert(!memcmp(t, want_hdr, sizeof want_hdr));
+    ovs_assert(t[7 + 3 * 10] == 0x65 && t[9 + 3 * 10] == 10);  /* 10: 3. */
+    ovs_assert(t[7 + 3 * 46] == 0xa5 && t[9 + 3 * 46] == 46);  /* EF: 5. */
+    ovs_assert(!pfc_lldpdu_parse(f + ETH_HEADER_LEN, n - ETH_HEADER_LEN, &du,
+                                 &why));
+    ovs_assert(du.has_app && du.app.dscp_mask == UINT64_MAX
+               && !du.app.n_ignored
+               && !memcmp(du.app.dscp_prio, params.dscp_admin, 64));
+
+    /* As lldpad sends them (app=3,5,26): other selectors and DSCPs above
+     * 63 are ignored and counted; a DSCP listed twice takes the highest
+     * priority. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20c00" "65001a" "820cbc" "a5002e"
+                    "25001a" "450040");
+    ovs_assert(!pfc_lldpdu_parse(b, n, &du, &why));
+    ovs_assert(du.has_app && du.app.n_ignored == 2);
+    ovs_assert(du.app.dscp_mask == ((UINT64_C(1) << 26) | (UINT64_C(1) << 46)));
+    ovs_assert(du.app.dscp_prio[26] == 3 && du.app.dscp_prio[46] == 5);
+    n = dcbx_lldpdu(b, 120, "127:0080c20c00");
+    ovs_assert(!pfc_lldpdu_parse(b, n, &du, &why) && du.has_app
+               && !du.app.dscp_mask);
+
+    /* Malformed: the LLDPDU is ignored whole. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20c0065");
+    dcbx_bad(b, n, "Application Priority TLV of other than 5 + 3n octets");
+    n = dcbx_lldpdu(b, 120, "127:0080c20c00");
+    dcbx_bad(b, n - 2, "no End");
+    n = dcbx_lldpdu(b, 120, "127:0080c20c0065001a 127:0080c20c00");
+    dcbx_bad(b, n, "a second Application Priority TLV");
+
+    /* Who adopts: a willing port with trust=dscp, from a partner that is
+     * not willing, or is and has the higher MAC address. */
+    n = dcbx_lldpdu(b, 120, "127:0080c20b0008 127:0080c20c00" "a5001a");
+    ovs_assert(!pfc_lldpdu_parse(b, n, &du, &why));
+    ovs_assert(pfc_dcbx_app_decide(&params, dcbx_mac_lo, &du, dcbx_mac_hi,
+                                   oper));
+    ovs_assert(oper[26] == 5 && oper[10] == 3 && oper[46] == 5);
+    ovs_assert(pfc_dcbx_app_decide(&params, dcbx_mac_hi, &du, dcbx_mac_lo,
+                                   oper) && oper[26] == 5);
+    du.pfc.willing = true;
+    ovs_assert(pfc_dcbx_app_decide(&params, dcbx_mac_lo, &du, dcbx_mac_hi,
+                                   oper) && oper[26] == 5);
+    ovs_assert(!pfc_dcbx_app_decide(&params, dcbx_mac_hi, &du, dcbx_mac_lo,
+                                    oper) && oper[26] == 3);
+    du.pfc.willing = false;
+    params.willing = false;
+    ovs_assert(!pfc_dcbx_app_decide(&params, dcbx_mac_lo, &du, dcbx_mac_hi,
+                                    oper) && oper[26] == 3);
+    params.willing = true;
+    params.app_dscp = false;
+    ovs_assert(!pfc_dcbx_app_decide(&params, dcbx_mac_lo, &du, dcbx_mac_hi,
+                                    oper) && oper[26] == 3);
+    params.app_dscp = true;
+    ovs_assert(!pfc_dcbx_app_decide(&params, dcbx_mac_lo, NULL, dcbx_mac_hi,
+                                    oper) && oper[26] == 3);
+    du.has_pfc = false;
+    du.has_ets = true;
+    du.ets.willing = true;
+    ovs_assert(!pfc_dcbx_app_decide(&params, dcbx_mac_hi, &du, dcbx_mac_lo,
+                                    oper));
+
+    /* The state machine: adopted on receipt, back to the port's own map
+     * when the partner's TTL runs out. */
+    struct pfc_dcbx d;
+    uint64_t hz = 1000;
+
+    pfc_dcbx_init(&d, &params, 0);
+    ovs_assert(!d.app_adopted && d.dscp_oper[10] == 3);
+    d.app_changed = false;
+    n = dcbx_lldpdu(b, 3, "127:0080c20b0008 127:0080c20c00" "a5001a");
+    ovs_assert(!pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, b, n, 0,
+                            hz, &why));
+    ovs_assert(d.app_adopted && d.app_changed && d.dscp_oper[26] == 5);
+    d.app_changed = false;
+    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, b, n, 0, hz, &why);
+    ovs_assert(d.app_adopted && !d.app_changed);
+    pfc_dcbx_run(&d, &params, dcbx_mac_lo, 3000);
+    ovs_assert(!d.app_adopted && d.app_changed && d.dscp_oper[26] == 3);
 }
 
 static uint8_t
@@ -2626,6 +2742,7 @@ static const struct {
     { "wd-txq", test_wd_txq },
     { "dcbx-codec", test_dcbx_codec },
     { "dcbx-ets", test_dcbx_ets },
+    { "dcbx-app", test_dcbx_app },
     { "dcbx-willing", test_dcbx_willing },
     { "dcbx-state", test_dcbx_state },
     { "dcbx-config", test_dcbx_config },

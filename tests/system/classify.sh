@@ -398,3 +398,65 @@ test_classify_remap_lossless() {
     xon_drain_check "$rec" 1500
     [ "$FAILS" -eq 0 ]
 }
+
+# classify_app_held: A pauses priority 3 at dpdk-a for 3.4 s (10M); B sends
+# dpdk-b 20 untagged IPv4 frames of DSCP 10; prints how many of them dpdk-a
+# holds as priority 3 0.3 s later.  A then sends XON.
+classify_app_held() {
+    local n
+    "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --prio 3 --time 65535 || FAILS=$((FAILS + 1))
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_B:$PFC_IF_B1" --side B \
+        --streams 9:0u --ip 4 --dscp 10 --count 20 --rate 1000 \
+        || FAILS=$((FAILS + 1))
+    sleep 0.3
+    n=$(held_prio dpdk-a 3)
+    "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --prio 3 --time 0 || FAILS=$((FAILS + 1))
+    echo "$n"
+}
+
+# DCBX Application Priority, DSCP selector, against lldpd: dpdk-b, with
+# trust=dscp and willing, advertises its DSCP map (64 entries; lldpd shows
+# the TLV, OUI 00-80-C2 subtype 12) and adopts lldpd's entry DSCP 10 ->
+# priority 3 (a custom TLV).  IPv4 of DSCP 10 that B sends into dpdk-b is
+# then priority 3, and dpdk-a, whose partner A pauses priority 3, holds it.
+# Once lldpd's TTL runs out, DSCP 10 is priority 1 again (DSCP / 8), which
+# A does not pause.
+test_classify_dcbx_app() {
+    local sock=$PFC_TMP/lldpd.sock out i
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=10M || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee dcbx-willing=true \
+        trust=dscp lldp-tx-interval=1 || return 1
+    check "DSCP 10 held as priority 3 before DCBX adopts it" \
+        "$(classify_app_held)" -eq 0
+    lldpd_start "$sock" "configure lldp custom-tlv oui 00,80,c2 subtype 12 \
+oui-info 00,65,00,0a" || return 1
+    for i in $(seq 50); do
+        out=$(pfc_show dpdk-b)
+        grep -q "dcbx app: .*partner dscp 10:3 .*, adopted" <<<"$out" \
+            && break
+        sleep 0.1
+    done
+    pfc_log "$(grep -E "ingress:|dcbx app:" <<<"$out")"
+    run_or_fail "pfc/show dpdk-b: lldpd's DSCP 10:3 adopted" \
+        grep -q "dcbx app: .*partner dscp 10:3 .*, adopted" <<<"$out"
+    run_or_fail "pfc/show dpdk-b: the map in force has 10:3" \
+        grep -q "ingress: trust dscp, dscp-map .*10:3.* (with the DCBX" \
+        <<<"$out"
+    out=$(ip netns exec "$PFC_NS_B" lldpcli -u "$sock" show neighbors \
+              details 2>&1)
+    run_or_fail "lldpd sees dpdk-b's Application Priority TLV (subtype \
+12: DSCP 0 priority 0 first, DSCP 26 priority 3)" grep -Eiq "OUI: *00,80,C2, *SubType: *12, *Len: *193 \
+*00,05,00,00,05,00,01,05,00,02,.*,65,00,1A," <<<"$out"
+    check "DSCP 10 held as priority 3 (adopted from lldpd)" \
+        "$(classify_app_held)" -eq 20
+    lldpd_kill
+    wait_log "dpdk-b: DCBX: operational DSCP map: dscp-map" \
+        "fallback to dscp-map after lldpd's TTL logged"
+    sleep 0.2
+    check "DSCP 10 held as priority 3 after lldpd left" \
+        "$(classify_app_held)" -eq 0
+    [ "$FAILS" -eq 0 ]
+}
