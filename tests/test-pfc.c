@@ -2390,7 +2390,8 @@ test_dcbx_app(void)
                     "25001a" "450040");
     ovs_assert(!pfc_lldpdu_parse(b, n, &du, &why));
     ovs_assert(du.has_app && du.app.n_ignored == 2);
-    ovs_assert(du.app.dscp_mask == ((UINT64_C(1) << 26) | (UINT64_C(1) << 46)));
+    ovs_assert(du.app.dscp_mask
+               == ((UINT64_C(1) << 26) | (UINT64_C(1) << 46)));
     ovs_assert(du.app.dscp_prio[26] == 3 && du.app.dscp_prio[46] == 5);
     n = dcbx_lldpdu(b, 120, "127:0080c20c00");
     ovs_assert(!pfc_lldpdu_parse(b, n, &du, &why) && du.has_app
