@@ -460,3 +460,106 @@ oui-info 00,65,00,0a" || return 1
         "$(classify_app_held)" -eq 0
     [ "$FAILS" -eq 0 ]
 }
+
+# classify_watch_bound: samples, every 20 ms until killed, dpdk-b's class 3
+# in pfc/buffer: the most packets held beyond the port's egress bound at
+# once, into $PFC_TMP/over_bound, and the most held, into
+# $PFC_TMP/max_held_tc3.
+classify_watch_bound() {
+    local over=0 max=0 line held bound
+    echo 0 >"$PFC_TMP/over_bound"
+    echo 0 >"$PFC_TMP/max_held_tc3"
+    while :; do
+        line=$(pfc_appctl pfc/buffer 2>/dev/null \
+                   | grep -E '^ +dpdk-b +tc3: held')
+        held=$(sed -n 's/.*tc3: held \([0-9]*\) .*/\1/p' <<<"$line")
+        bound=$(sed -n 's/.*bound \([0-9]*\) for the port.*/\1/p' \
+                    <<<"$line")
+        if [[ "$held" =~ ^[0-9]+$ ]] && [[ "$bound" =~ ^[0-9]+$ ]]; then
+            if [ $((held - bound)) -gt "$over" ]; then
+                over=$((held - bound))
+                echo "$over" >"$PFC_TMP/over_bound"
+            fi
+            if [ "$held" -gt "$max" ]; then
+                max=$held
+                echo "$max" >"$PFC_TMP/max_held_tc3"
+            fi
+        fi
+        sleep 0.02
+    done
+}
+
+# Two PMD threads into one paused egress: A's port is polled by the PMD
+# thread of core 0, C's by that of core 1, and both send priority 3 to
+# dpdk-b, whose partner B pauses it, each through its own tx queue of
+# dpdk-b; the dynamic egress bound (egress-dynamic-th -5, alpha 1/32, so
+# that the paused class reaches it) holds for the port, across both tx
+# queues (at most one burst of 32 per tx queue beyond it; a bound per tx
+# queue would let the port take twice it), so the shared pool keeps room
+# for the others.  Meanwhile D sends lossless priority 3
+# through dpdk-d to E, which dpdk-e shapes to 2 Mb/s (so that D's group
+# holds a few packets now and then): it sends elsewhere, and gets no XOFF.
+test_classify_two_pmds() {
+    local n x d_sent
+    n=$(nproc --all 2>/dev/null || echo 1)
+    if [ "$n" -lt 2 ]; then
+        pfc_log "FAIL: this test needs 2 CPUs for 2 PMD threads (has $n)"
+        return 1
+    fi
+    PFC_PMD_MASK=0x3
+    PFC_DEVARGS=",qpairs=2"
+    pfc_setup "$OVS" || return 1
+    for x in C D E; do
+        pfc_net_add_host "$x" \
+            || { pfc_err "cannot create namespace $x and its veth"; return 1; }
+        pfc_port_host "$x" || return 1
+    done
+    # dpdk-a and dpdk-b have 2 queue pairs (net_af_packet's qpairs): B's
+    # PFC frames may arrive on either rx queue.
+    # Pinned rx queues leave the PMD threads open to the others
+    # (pmd-rxq-isolate=false, which needs pmd-rxq-assign=group).
+    pfc_vsctl set Open_vSwitch . other_config:pmd-rxq-assign=group \
+        other_config:pmd-rxq-isolate=false \
+        -- set Interface dpdk-b options:n_rxq=2 \
+        -- set Interface dpdk-a other_config:pmd-rxq-affinity="0:0" \
+        -- set Interface dpdk-c other_config:pmd-rxq-affinity="0:1" \
+        -- set Interface dpdk-d other_config:pmd-rxq-affinity="0:1" \
+        || return 1
+    pfc_ofctl del-flows br0 || return 1
+    for x in dpdk-a dpdk-c; do
+        pfc_ofctl add-flow br0 "in_port=$x,actions=output:dpdk-b" \
+            || return 1
+    done
+    pfc_ofctl add-flow br0 in_port=dpdk-d,actions=output:dpdk-e || return 1
+    for x in dpdk-a dpdk-c dpdk-d; do
+        pfc_qos "$x" pfc-enable=3 link-speed=1G || return 1
+    done
+    pfc_qos dpdk-b pfc-enable=3 link-speed=1G egress-dynamic-th=-5 || return 1
+    pfc_qos dpdk-e pfc-enable=3 link-speed=1G max-rate=2000000 || return 1
+    pfc_log "pmd-rxq-show: $(pfc_appctl dpif-netdev/pmd-rxq-show \
+        | grep -E 'pmd thread|port: dpdk-[acd]' | tr -s ' ' | tr '\n' ';')"
+    check "PMD threads polling dpdk-a and dpdk-c" "$(pfc_appctl \
+        dpif-netdev/pmd-rxq-show | awk '/^pmd thread/ { core = $NF }
+        /port: dpdk-[ac] / { c[core] = 1 } END { print length(c) }')" -eq 2
+
+    pfc_bg "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_D:$PFC_IF_D1" \
+        --side A --src "$PFC_MAC_D" --dst "$PFC_MAC_E" --streams 40:3 \
+        --count 5000 --rate 1000 --honour 1G
+    local d_pid=$PFC_LAST_PID
+    classify_watch_bound &
+    local watch=$!
+    classify_incast tagged 6 300
+    kill "$watch" 2>/dev/null
+    wait "$watch" 2>/dev/null
+    wait_pid "$d_pid" 15
+    pfc_log "dpdk-b class 3: at most $(cat "$PFC_TMP/max_held_tc3") held," \
+        "at most $(cat "$PFC_TMP/over_bound") beyond the port's bound"
+    check "dpdk-b class 3 held beyond the port's egress bound (2 tx \
+queues, a burst of 32 each)" "$(cat "$PFC_TMP/over_bound")" -le 64
+    pfc_stats_refresh
+    check "dpdk-d pfc_tx_frames_p3 (D sends elsewhere: no XOFF)" \
+        "$(pfc_stat dpdk-d pfc_tx_frames_p3)" -eq 0
+    d_sent=$(pfc_stat dpdk-e tx_packets)
+    check "dpdk-e sent D's frames to E" "${d_sent:-0}" -ge 4000
+    [ "$FAILS" -eq 0 ]
+}
