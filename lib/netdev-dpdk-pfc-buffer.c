@@ -201,7 +201,8 @@ pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
  * otherwise.  The caller holds t->lock. */
 enum pfc_buf_verdict
 pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-             const struct pfc_holdq *q, struct pfc_held *h, uint64_t free)
+             const struct pfc_holdq *q, struct pfc_held *h, uint64_t free,
+             bool copy)
 {
     struct pfc_port *in = (h->in_port < PFC_N_PORTS
                            ? &pfc_ports[h->in_port] : NULL);
@@ -223,7 +224,8 @@ pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     pfc_buf_class_occupancy(pfc, pfc->cfg.prio_to_tc[h->prio], &eg);
     h->lossy = !in || !pfc_port_pg_params(in, h->prio, &p);
     if (h->lossy) {
-        v = pfc_buf_admit(NULL, NULL, &pfc->eparams, &eg, free, h->len);
+        v = pfc_buf_admit(NULL, NULL, &pfc->eparams, &eg, free, h->len,
+                          copy);
         if (v == PFC_BUF_SHARED) {
             pfc_buf_take_cell(t, free);
         }
@@ -231,7 +233,7 @@ pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
 
     pfc_port_pg(in, h->prio, &g);
-    v = pfc_buf_admit(&p, &g, &pfc->eparams, &eg, free, h->len);
+    v = pfc_buf_admit(&p, &g, &pfc->eparams, &eg, free, h->len, copy);
     if (v == PFC_BUF_SHARED) {
         pfc_buf_take_cell(t, free);
         atomic_add_relaxed(&in->pg_cells[h->prio], 1, &orig);

@@ -56,7 +56,20 @@
  * 'pfc_mark_offset' is the field's offset in struct rte_mbuf, or -1 if its
  * registration failed (then every packet is classified at the egress). */
 #define PFC_MARK_VALID 0x80
+#define PFC_MARK_COPY 0x40      /* A copy made before the packet's last
+                                 * output (dp_packet_clone()): see
+                                 * pfc_buf_admit(). */
 extern int pfc_mark_offset;
+
+/* Returns true if 'm' is a copy of a packet that is also output elsewhere
+ * (netdev_dpdk_pfc_mark_copy()). */
+static inline bool
+pfc_mbuf_is_copy(const struct rte_mbuf *m)
+{
+    return (pfc_mark_offset >= 0
+            && (*RTE_MBUF_DYNFIELD(m, pfc_mark_offset, const uint8_t *)
+                & PFC_MARK_COPY));
+}
 
 /* Returns the priority, 0..7, of 'm' for an egress: the one it carries, or,
  * if it carries none, the PCP of its outer tag (0 if untagged). */
@@ -505,7 +518,8 @@ void pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *, int tc,
                              struct pfc_buf_egress *);
 enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
                                   struct pfc_txq *, const struct pfc_holdq *,
-                                  struct pfc_held *, uint64_t free);
+                                  struct pfc_held *, uint64_t free,
+                                  bool copy);
 void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_flush_cache(struct pfc_txq *);
 

@@ -89,6 +89,22 @@ pfc_mark_register(void)
     pfc_mark_offset = off;
 }
 
+/* Marks 'm', which dp_packet_clone() just copied from a packet that is
+ * output elsewhere too (a flood, a mirror: every output but the last takes
+ * a copy), as a copy, if it carries a priority: the buffer gives the
+ * headroom to the last output only (pfc_buf_admit()). */
+void
+netdev_dpdk_pfc_mark_copy(struct rte_mbuf *m)
+{
+    if (pfc_mark_offset >= 0) {
+        uint8_t *mark = RTE_MBUF_DYNFIELD(m, pfc_mark_offset, uint8_t *);
+
+        if (*mark & PFC_MARK_VALID) {
+            *mark |= PFC_MARK_COPY;
+        }
+    }
+}
+
 /* Marks each of the 'cnt' packets in 'pkts' with the priority that 'c'
  * gives it. */
 static inline void

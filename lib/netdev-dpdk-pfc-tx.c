@@ -812,7 +812,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     if (*free == UINT64_MAX) {
         *free = pfc_pool_free();
     }
-    v = pfc_buf_hold(pfc, t, q, &h, *free);
+    v = pfc_buf_hold(pfc, t, q, &h, *free, pfc_mbuf_is_copy(m));
     if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
         return false;           /* The caller drops 'm'. */
     }

@@ -147,6 +147,7 @@ void netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *, int qid,
 void netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *, int qid,
                                      int to);
 bool netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *);
+void netdev_dpdk_pfc_mark_copy(struct rte_mbuf *);
 void netdev_dpdk_pfc_vhost_rx(struct netdev_dpdk_pfc *,
                               struct rte_mbuf **pkts, int cnt);
 void netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *,

@@ -53,18 +53,30 @@ pfc_buf_pg_threshold(const struct pfc_buf_pg_params *p, uint64_t free)
 /* Decides whether to hold a packet of 'len' bytes that arrived in priority
  * group 'p' (occupancy 'g'; NULL 'p', or one not lossless, for a lossy
  * packet) in a traffic class queue with bound 'e' and occupancy 'q', when
- * the shared pool has 'free' cells free.  The caller applies the answer with
+ * the shared pool has 'free' cells free.  'copy' is true for a copy of a
+ * frame that is also output elsewhere (a flood, a mirror; the copies made
+ * before its last output).  The caller applies the answer with
  * pfc_buf_charge() for the group, and adds the packet to 'q' if it holds it.
  *
  * A lossless packet takes a shared cell while its group is under its
  * threshold, the egress under its bound and the pool not full; otherwise a
  * cell of its group's headroom, which makes XOFF due; and is dropped only
  * when that headroom is full.  A lossy packet takes a shared cell within the
- * lossy limit and the bound of the egress, or is dropped. */
+ * lossy limit and the bound of the egress, or is dropped.
+ *
+ * The headroom covers the frames that arrive after XOFF, one cell each, as
+ * a switch ASIC counts a replicated frame once at its ingress; a frame
+ * output to K ports would otherwise need K cells of it.  So a lossless
+ * copy never takes headroom: where the frame would take a headroom cell (its
+ * group over its threshold, or the egress over its bound), the copy takes a
+ * shared cell while the pool has one, and is dropped (PFC_BUF_DROP_COPY)
+ * only when the pool is empty.  The frame's last copy takes the headroom,
+ * and makes XOFF due. */
 enum pfc_buf_verdict
 pfc_buf_admit(const struct pfc_buf_pg_params *p, const struct pfc_buf_pg *g,
               const struct pfc_buf_egress_params *e,
-              const struct pfc_buf_egress *q, uint64_t free, uint32_t len)
+              const struct pfc_buf_egress *q, uint64_t free, uint32_t len,
+              bool copy)
 {
     uint64_t bound = pfc_buf_egress_bound(e, free);
 
@@ -83,6 +95,9 @@ pfc_buf_admit(const struct pfc_buf_pg_params *p, const struct pfc_buf_pg *g,
     }
     if (pg_room && !g->headroom && free && q->held < bound) {
         return PFC_BUF_SHARED;
+    }
+    if (copy) {
+        return free ? PFC_BUF_SHARED : PFC_BUF_DROP_COPY;
     }
     return g->headroom < p->headroom ? PFC_BUF_HEADROOM
            : PFC_BUF_DROP_HEADROOM;
@@ -104,6 +119,7 @@ pfc_buf_charge(struct pfc_buf_pg *g, enum pfc_buf_verdict v, uint32_t len)
         break;
     case PFC_BUF_DROP_EGRESS:
     case PFC_BUF_DROP_HEADROOM:
+    case PFC_BUF_DROP_COPY:
     default:
         break;
     }

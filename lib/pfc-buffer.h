@@ -147,6 +147,8 @@ enum pfc_buf_verdict {
                                  * is full.  The sender did not stop in
                                  * time: a partner that does not honour
                                  * PFC, or a headroom too small. */
+    PFC_BUF_DROP_COPY,          /* Drop it (a lossless copy): it would
+                                 * need headroom, and the pool is full. */
 };
 
 void pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
@@ -161,7 +163,7 @@ enum pfc_buf_verdict pfc_buf_admit(const struct pfc_buf_pg_params *,
                                    const struct pfc_buf_pg *,
                                    const struct pfc_buf_egress_params *,
                                    const struct pfc_buf_egress *,
-                                   uint64_t free, uint32_t len);
+                                   uint64_t free, uint32_t len, bool copy);
 void pfc_buf_charge(struct pfc_buf_pg *, enum pfc_buf_verdict, uint32_t len);
 uint32_t pfc_buf_release(struct pfc_buf_pg *, uint32_t cells, uint64_t bytes);
 

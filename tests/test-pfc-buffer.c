@@ -368,59 +368,71 @@ test_admit(void)
     struct pfc_buf_pg g = { 0, 0, 0 };
 
     /* Room everywhere: shared. */
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64) == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_SHARED);
     /* The group at its threshold (alpha 1 x 100 free): headroom, 3 cells,
      * then dropped. */
     g.shared = 100;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64) == PFC_BUF_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_HEADROOM);
     for (int i = 0; i < 3; i++) {
         pfc_buf_charge(&g, PFC_BUF_HEADROOM, 64);
     }
     ovs_assert(g.headroom == 3 && g.bytes == 192);
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64)
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
                == PFC_BUF_DROP_HEADROOM);
     /* Once in headroom, a group stays there until its headroom drains,
      * even below its threshold. */
     g.shared = 0;
     g.headroom = 1;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64) == PFC_BUF_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_HEADROOM);
     g.headroom = 0;
     /* The egress at its bound (alpha 2 x 100 free): headroom. */
     q.held = 200;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64) == PFC_BUF_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_HEADROOM);
     q.held = 199;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64) == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_SHARED);
     /* A static bound. */
     e.limit = 10;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64) == PFC_BUF_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_HEADROOM);
     e.limit = 0;
     /* No free cell: headroom. */
     q.held = 0;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 0, 64) == PFC_BUF_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 0, 64, false)
+               == PFC_BUF_HEADROOM);
 
     /* Lossy: within alpha 1/2 x free per queue and the bound, else
      * dropped; never headroom. */
-    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64) == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, false)
+               == PFC_BUF_SHARED);
     q.lossy = q.held = 49;
-    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64) == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, false)
+               == PFC_BUF_SHARED);
     q.lossy = q.held = 50;
-    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64)
+    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, false)
                == PFC_BUF_DROP_EGRESS);
     q.lossy = 0;
     q.held = 200;
-    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64)
+    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, false)
                == PFC_BUF_DROP_EGRESS);
     q.held = 0;
-    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 0, 64)
+    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 0, 64, false)
                == PFC_BUF_DROP_EGRESS);
     p.lossless = false;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 0, 64) == PFC_BUF_DROP_EGRESS);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 0, 64, false)
+               == PFC_BUF_DROP_EGRESS);
 
     /* Static byte threshold. */
     p = static_pg(1000, 500, 2);
     g.bytes = 900;
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 100) == PFC_BUF_SHARED);
-    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 101) == PFC_BUF_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 100, false)
+               == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 101, false)
+               == PFC_BUF_HEADROOM);
 
     /* Release gives headroom back first. */
     g.shared = 5;
@@ -552,13 +564,17 @@ struct sim_egress {
 
 struct sim {
     int n;
+    int fanout;                 /* 0: each lossless frame goes to one
+                                 * egress; 1: to both (a flood), the copy
+                                 * to egress 0 admitted as a copy; 2: to
+                                 * both, neither admitted as a copy. */
     struct sim_sender s[SIM_MAX_SENDERS];
     struct sim_egress e[2];
     struct pfc_xoff_params xp;
     struct pfc_buf_egress_params ep;
     struct pfc_buf_size size;
     uint64_t shared_used;
-    uint64_t lossless_lost, ring_lost;
+    uint64_t lossless_lost, ring_lost, copies_lost;
     uint64_t max_hdrm[SIM_MAX_SENDERS];
 };
 
@@ -665,6 +681,47 @@ sim_send(struct sim *sim, int i, uint64_t now)
     }
 }
 
+/* Admits frame 'f' of sender 'i' into egress 'j', as a copy if 'copy'. */
+static void
+sim_admit(struct sim *sim, int i, const struct sim_frame *f, int j,
+          bool copy)
+{
+    struct sim_sender *s = &sim->s[i];
+    struct sim_egress *e = &sim->e[j];
+    int c = f->prio == 3;
+    const struct pfc_buf_pg_params *p = c ? &sim->xp.pg : NULL;
+    enum pfc_buf_verdict v;
+
+    v = pfc_buf_admit(p, &s->pg[f->prio], &sim->ep, &e->q[c].acc,
+                      sim_free(sim), 1500, copy);
+    if (v == PFC_BUF_DROP_HEADROOM) {
+        sim->lossless_lost++;
+        return;
+    } else if (v == PFC_BUF_DROP_COPY) {
+        ovs_assert(copy);
+        sim->copies_lost++;
+        return;
+    } else if (v == PFC_BUF_DROP_EGRESS) {
+        ovs_assert(!c);
+        e->lossy_drops++;
+        return;
+    }
+    if (c) {
+        pfc_buf_charge(&s->pg[3], v, 1500);
+        sim->max_hdrm[i] = MAX(sim->max_hdrm[i], s->pg[3].headroom);
+    } else {
+        e->q[0].acc.lossy++;
+        e->max_lossy = MAX(e->max_lossy, e->q[0].acc.lossy);
+    }
+    if (v == PFC_BUF_SHARED) {
+        sim->shared_used++;
+    }
+    ovs_assert(e->q[c].n < e->q[c].cap);
+    e->q[c].in[(e->q[c].head + e->q[c].n++) % e->q[c].cap] = i;
+    e->q[c].acc.held++;
+    e->max_held = MAX(e->max_held, e->q[c].acc.held);
+}
+
 /* One PMD iteration: reads up to 32 frames of each rx ring and admits
  * them, then asks each port for XOFF/XON. */
 static void
@@ -675,37 +732,16 @@ sim_iterate(struct sim *sim, uint64_t now)
 
         for (int k = 0; k < 32 && s->r_n; k++) {
             struct sim_frame f = s->ring[s->r_head];
-            struct sim_egress *e = &sim->e[f.egress];
-            int c = f.prio == 3;
-            const struct pfc_buf_pg_params *p = c ? &sim->xp.pg : NULL;
-            enum pfc_buf_verdict v;
 
             s->r_head = (s->r_head + 1) % RX_RING;
             s->r_n--;
-            v = pfc_buf_admit(p, &s->pg[f.prio], &sim->ep, &e->q[c].acc,
-                              sim_free(sim), 1500);
-            if (v == PFC_BUF_DROP_HEADROOM) {
-                sim->lossless_lost++;
-                continue;
-            } else if (v == PFC_BUF_DROP_EGRESS) {
-                ovs_assert(!c);
-                e->lossy_drops++;
-                continue;
-            }
-            if (c) {
-                pfc_buf_charge(&s->pg[3], v, 1500);
-                sim->max_hdrm[i] = MAX(sim->max_hdrm[i], s->pg[3].headroom);
+            if (sim->fanout && f.prio == 3) {
+                /* Output to both egresses: a copy, then the frame. */
+                sim_admit(sim, i, &f, 0, sim->fanout == 1);
+                sim_admit(sim, i, &f, 1, false);
             } else {
-                e->q[0].acc.lossy++;
-                e->max_lossy = MAX(e->max_lossy, e->q[0].acc.lossy);
+                sim_admit(sim, i, &f, f.egress, false);
             }
-            if (v == PFC_BUF_SHARED) {
-                sim->shared_used++;
-            }
-            ovs_assert(e->q[c].n < e->q[c].cap);
-            e->q[c].in[(e->q[c].head + e->q[c].n++) % e->q[c].cap] = i;
-            e->q[c].acc.held++;
-            e->max_held = MAX(e->max_held, e->q[c].acc.held);
         }
     }
     for (int i = 0; i < sim->n; i++) {
@@ -773,6 +809,83 @@ sim_run(struct sim *sim, uint64_t until)
             sim_drain(sim, j, now);
         }
         ovs_assert(sim->shared_used <= sim->size.shared);
+    }
+}
+
+/* Copies of a lossless frame output to several ports (a flood, a mirror):
+ * the headroom covers the frames in flight after XOFF once each, so only
+ * the frame's last copy may take it; the others take shared cells, over the
+ * group's threshold and the egress bound too, and are dropped only when the
+ * pool is empty.  Simulated: 8 senders whose lossless frames are
+ * all output to two paused egresses lose nothing; charged as two frames,
+ * the same traffic overflows the headroom. */
+static void
+test_copies(void)
+{
+    struct pfc_buf_pg_params p = dynamic_pg(0, 10);      /* alpha 1. */
+    struct pfc_buf_egress_params e = { .dyn_th = 1, .lossy_dyn_th = -1 };
+    struct pfc_buf_egress q = { 0 };
+    struct pfc_buf_pg g = { .shared = 100 };            /* Over at 100. */
+
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, true)
+               == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 0, 64, true)
+               == PFC_BUF_DROP_COPY);
+    q.held = pfc_buf_egress_bound(&e, 100);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, true)
+               == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_HEADROOM);
+    q.held = 0;
+    g.shared = 10;                                      /* Under. */
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, true)
+               == PFC_BUF_SHARED);
+    g.headroom = 1;                                     /* In headroom. */
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, true)
+               == PFC_BUF_SHARED);
+    g.headroom = 10;                                    /* Full. */
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, false)
+               == PFC_BUF_DROP_HEADROOM);
+    ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 100, 64, true)
+               == PFC_BUF_SHARED);
+    ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, true)
+               == PFC_BUF_SHARED);                      /* Lossy: as any. */
+
+    for (int fanout = 1; fanout <= 2; fanout++) {
+        uint64_t max_hdrm = 0;
+        struct sim sim;
+
+        sim_init(&sim, 8, 16384, PFC_DYN_TH_DEFAULT);
+        /* A headroom of the frames in flight after XOFF, as the model
+         * gives them (without the rx ring and iteration terms, which
+         * this simulation's ring rarely fills). */
+        sim.xp.pg.headroom = (2 * CABLE_NS + REACT_NS) / FRAME_NS + 2;
+        sim.fanout = fanout;
+        for (int j = 0; j < 2; j++) {
+            sim.e[j].pause_period = 350000;
+            sim.e[j].pause_on = 150000;
+        }
+        sim_run(&sim, 20000000);         /* 20 ms. */
+        for (int i = 0; i < sim.n; i++) {
+            max_hdrm = MAX(max_hdrm, sim.max_hdrm[i]);
+        }
+        printf("copies, %s: %"PRIu64" and %"PRIu64" sent, %"PRIu64
+               " lossless lost, %"PRIu64" copies lost, headroom at most %"
+               PRIu64" of %"PRIu32"\n",
+               fanout == 1 ? "the first one a copy" : "both charged whole",
+               sim.e[0].sent, sim.e[1].sent, sim.lossless_lost,
+               sim.copies_lost, max_hdrm, sim.xp.pg.headroom);
+        fflush(stdout);
+        if (fanout == 1) {
+            ovs_assert(!sim.lossless_lost && !sim.copies_lost
+                       && !sim.ring_lost);
+            ovs_assert(max_hdrm <= sim.xp.pg.headroom);
+        } else {
+            ovs_assert(sim.lossless_lost > 0);
+        }
+        sim_destroy(&sim);
     }
 }
 
@@ -901,7 +1014,8 @@ test_txq_bound(void)
             struct pfc_buf_egress eg;
 
             pfc_buf_egress_sum(held, lossy, 1u << 3, &eg);
-            v = pfc_buf_admit(&p, &g[i % GROUPS], &e, &eg, S - used, 64);
+            v = pfc_buf_admit(&p, &g[i % GROUPS], &e, &eg, S - used, 64,
+                              false);
             if (v != PFC_BUF_SHARED) {
                 break;
             }
@@ -915,7 +1029,7 @@ test_txq_bound(void)
         ovs_assert(per_txq[0] <= used / ts[k] + 1);
 
         /* A group that sends to another port: not stopped by this one. */
-        while (pfc_buf_admit(&p, &g[GROUPS], &e, &other, S - used, 64)
+        while (pfc_buf_admit(&p, &g[GROUPS], &e, &other, S - used, 64, false)
                == PFC_BUF_SHARED) {
             pfc_buf_charge(&g[GROUPS], PFC_BUF_SHARED, 64);
             other.held++;
@@ -960,7 +1074,7 @@ bench(void)
         uint64_t free = shared > used ? shared - used : 0;
         enum pfc_buf_verdict v;
 
-        v = pfc_buf_admit(&p, gi, &e, &q, free, 64);
+        v = pfc_buf_admit(&p, gi, &e, &q, free, 64, false);
         if (v == PFC_BUF_SHARED || v == PFC_BUF_HEADROOM) {
             pfc_buf_charge(gi, v, 64);
             if (v == PFC_BUF_SHARED) {
@@ -1012,6 +1126,7 @@ static const struct {
     { "lossy-limit", test_lossy_limit },
     { "slow-receiver", test_slow_receiver },
     { "txq-bound", test_txq_bound },
+    { "copies", test_copies },
 };
 
 /* "ovstest test-pfc-buffer [NAME...]" runs the named tests, or all;

@@ -563,3 +563,61 @@ queues, a burst of 32 each)" "$(cat "$PFC_TMP/over_bound")" -le 64
     check "dpdk-e sent D's frames to E" "${d_sent:-0}" -ge 4000
     [ "$FAILS" -eq 0 ]
 }
+
+# A flood of lossless frames: every priority-3 frame that A sends is output
+# to both dpdk-b and dpdk-c, whose partners B and C pause priority 3 for
+# 1 s.  The first output takes a copy, which never takes headroom; A's
+# group is charged both, sends XOFF past 60,000 bytes (about 230 frames
+# each output twice), and A, honouring it, stops.  Once B and
+# C resume, each gets every frame, once and in order, and nothing was
+# dropped: not a copy (pfc_hold_drops), not for headroom.
+test_classify_flood_copies() {
+    local rec_b=$PFC_TMP/flood_b.json rec_c=$PFC_TMP/flood_c.json pb pc
+    local x rc
+    pfc_setup "$OVS" || return 1
+    pfc_net_add_c || return 1
+    pfc_port_c || return 1
+    pfc_ofctl del-flows br0 || return 1
+    pfc_ofctl add-flow br0 \
+        in_port=dpdk-a,actions=output:dpdk-b,output:dpdk-c || return 1
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=60000 \
+        xon-threshold=30000 || return 1
+    for x in dpdk-b dpdk-c; do
+        pfc_qos "$x" pfc-enable=3 link-speed=10M || return 1
+    done
+    start_recv "$rec_b"
+    local recv_b=$RECV_PID
+    start_recv "$rec_c" C
+    local recv_c=$RECV_PID
+    for x in B C; do
+        pfc_bg "$PFC_PY" "$PFC_PEER" send-pfc \
+            --port "$(pfc_host_port "$x")" --side B \
+            --src "$(pfc_host_var "$x" MAC)" --prio 3 --time 65535 \
+            --interval 0.5 --duration 1 --xon-on-exit
+        [ "$x" = B ] && pb=$PFC_LAST_PID || pc=$PFC_LAST_PID
+    done
+    sleep 0.2
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 1:3 --count 1500 --rate 1000 --honour 1G
+    rc=$?
+    check "A's stream ended (status)" "$rc" -eq 0
+    wait_pid "$pb" 10
+    wait_pid "$pc" 10
+    sleep 1
+    pfc_stop_pid "$recv_b"
+    pfc_stop_pid "$recv_c"
+    run_or_fail "B got the 1500 p3 frames, once each and in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec_b" --stream 1 --expect 1500
+    run_or_fail "C got the 1500 p3 frames, once each and in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec_c" --stream 1 --expect 1500
+    pfc_stats_refresh
+    check "dpdk-a pfc_tx_frames_p3 (A was paused)" \
+        "$(pfc_stat dpdk-a pfc_tx_frames_p3)" -ge 1
+    check "dpdk-a pfc_headroom_drops_p3" \
+        "$(pfc_stat dpdk-a pfc_headroom_drops_p3)" -eq 0
+    for x in dpdk-b dpdk-c; do
+        check "$x pfc_hold_drops_p3" "$(pfc_stat "$x" pfc_hold_drops_p3)" \
+            -eq 0
+    done
+    [ "$FAILS" -eq 0 ]
+}

@@ -46,7 +46,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        classify_tag_pushed classify_queue_row classify_dcbx_adopted
        classify_dcbx_fit classify_vxlan_encap classify_vxlan_decap
        classify_rewrite_pcp classify_vxlan_rewrite classify_remap_lossless
-       classify_dcbx_app classify_two_pmds
+       classify_dcbx_app classify_two_pmds classify_flood_copies
        trust_guest_access trust_guest_tunnel trust_guest_flood)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
