@@ -139,6 +139,9 @@ struct pfc_port {
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
     char driver[32];            /* [L] DPDK driver name. */
+    atomic_uint64_t tx_lldp_filtered;   /* LLDPDUs of other ports that
+                                         * netdev_dpdk_pfc_filter_tx()
+                                         * kept off a DCBX port. */
     atomic_uint64_t tx_mac_control_filtered;    /* Frames that the
                                                  * datapath sent to the
                                                  * port and that

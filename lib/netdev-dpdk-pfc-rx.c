@@ -183,7 +183,7 @@ pfc_rx_lldp(struct pfc_port *port, const struct rte_mbuf *m)
     size_t len = rte_pktmbuf_data_len(m);
     char name[sizeof port->name];
     uint8_t old_oper, oper;
-    bool old_mm, mm, changed;
+    bool old_mm, mm, changed, old_second, second;
     struct eth_addr src;
     const char *why;
 
@@ -191,6 +191,7 @@ pfc_rx_lldp(struct pfc_port *port, const struct rte_mbuf *m)
     rte_spinlock_lock(&port->lock);
     old_oper = port->dcbx.oper;
     old_mm = port->dcbx.mismatch;
+    old_second = port->dcbx.second;
     changed = pfc_dcbx_rx(&port->dcbx, &port->dcbx_params, port->mac, src,
                           data + ETH_HEADER_LEN, len - ETH_HEADER_LEN,
                           rte_get_tsc_cycles(), port->tb.hz, &why);
@@ -200,9 +201,16 @@ pfc_rx_lldp(struct pfc_port *port, const struct rte_mbuf *m)
     port->dcbx_changed |= changed;
     oper = port->dcbx.oper;
     mm = port->dcbx.mismatch;
+    second = port->dcbx.second;
     ovs_strlcpy(name, port->name, sizeof name);
     rte_spinlock_unlock(&port->lock);
 
+    if (second && !old_second) {
+        VLOG_WARN_RL(&rl, "%s: DCBX: a second LLDP agent ("ETH_ADDR_FMT") "
+                     "is heard: the administrative configuration is in "
+                     "force until one of them leaves (see pfc/show)", name,
+                     ETH_ADDR_ARGS(src));
+    }
     if (why) {
         VLOG_WARN_RL(&rl, "%s: DCBX: malformed LLDPDU ignored: %s", name,
                      why);

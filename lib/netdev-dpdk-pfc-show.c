@@ -145,7 +145,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 14 * PFC_N_PRIOS + 3 + (dcbx_on ? 9 : 0);
+    stats->size += 14 * PFC_N_PRIOS + 3 + (dcbx_on ? 12 : 0);
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -190,6 +190,14 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
         add_stat(stats, &n, "dcbx_ageouts", dcbx.ageouts);
         add_stat(stats, &n, "dcbx_pfc_enable_oper", dcbx.oper);
         add_stat(stats, &n, "lldp_tx_frames", dcbx.tx_lldpdus);
+        add_stat(stats, &n, "dcbx_rx_other_agent", dcbx.rx_second);
+        add_stat(stats, &n, "dcbx_rx_shutdown_unknown",
+                 dcbx.rx_shutdown_unknown);
+
+        uint64_t lldp_filtered;
+
+        atomic_read_relaxed(&port->tx_lldp_filtered, &lldp_filtered);
+        add_stat(stats, &n, "lldp_tx_filtered", lldp_filtered);
     }
 }
 
@@ -716,6 +724,19 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
                              &d->last.ets_rec, false);
         }
     }
+    if (d->second) {
+        ds_put_cstr(ds, "  dcbx: SEVERAL NEIGHBOURS: another LLDP agent, "
+                    "chassis ");
+        pfc_format_lldp_id(ds, true, d->second_last.chassis_subtype,
+                           d->second_last.chassis_id,
+                           d->second_last.chassis_len);
+        ds_put_cstr(ds, ", port ");
+        pfc_format_lldp_id(ds, false, d->second_last.port_subtype,
+                           d->second_last.port_id, d->second_last.port_len);
+        ds_put_format(ds, ", source "ETH_ADDR_FMT", is heard too: the "
+                      "administrative configuration is in force until one "
+                      "of them leaves\n", ETH_ADDR_ARGS(d->second_mac));
+    }
     pfc_show_dcbx_app(ds, port);
     pfc_show_ets_tlv(ds, "dcbx ets recommended",
                      &port->dcbx_params.ets_admin, false);
@@ -728,10 +749,12 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
                   ", pfc tlvs %"PRIu64", errors %"PRIu64", unsupported %"
                   PRIu64", mismatches %"PRIu64", ageouts %"PRIu64
                   ", ets recommendations not adopted %"PRIu64
-                  ", tx lldpdus %"PRIu64"\n", d->rx_lldpdus, d->rx_tlvs,
-                  d->rx_pfc_tlvs, d->rx_errors, d->rx_unsupported,
-                  d->mismatches, d->ageouts, d->rx_ets_rec_refused,
-                  d->tx_lldpdus);
+                  ", from another agent %"PRIu64", unknown shutdowns %"
+                  PRIu64", tx lldpdus %"PRIu64"\n", d->rx_lldpdus,
+                  d->rx_tlvs, d->rx_pfc_tlvs, d->rx_errors,
+                  d->rx_unsupported, d->mismatches, d->ageouts,
+                  d->rx_ets_rec_refused, d->rx_second,
+                  d->rx_shutdown_unknown, d->tx_lldpdus);
     if (port->dcbx_error) {
         ds_put_format(ds, "  dcbx last malformed LLDPDU: %s\n",
                       port->dcbx_error);
@@ -835,6 +858,12 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                         ->tx_mac_control_filtered, &filtered);
     ds_put_format(ds, "  tx MAC Control frames filtered: %"PRIu64"\n",
                   filtered);
+    if (snap->cfg.dcbx) {
+        atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
+                            ->tx_lldp_filtered, &filtered);
+        ds_put_format(ds, "  tx LLDPDUs of other ports filtered: %"PRIu64
+                      "\n", filtered);
+    }
     pfc_show_tx(ds, snap);
 
     uint64_t late = 0, bound;

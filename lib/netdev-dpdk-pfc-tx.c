@@ -1285,20 +1285,40 @@ pfc_tx_burst_blocking(struct pfc_port *port, int qid, int vid,
     return sent;
 }
 
+/* Returns true if 'm', about to be sent on a port that speaks DCBX if 'dcbx'
+ * is true, must not leave: pfc_tx_forbidden(), or on a DCBX port an LLDPDU
+ * that it did not make (pfc_lldp_foreign()).  Sets '*lldp' for the
+ * latter. */
+static inline bool
+pfc_tx_filtered(const struct rte_mbuf *m, bool dcbx, bool *lldp)
+{
+    const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+    uint16_t len = rte_pktmbuf_data_len(m);
+
+    *lldp = dcbx && pfc_lldp_foreign(data, len);
+    return *lldp || pfc_tx_forbidden(data, len);
+}
+
 /* Drops, from the 'cnt' packets in 'pkts' about to be sent on DPDK port
- * 'port_id' (RTE_MAX_ETHPORTS or more for a vhost port), those that
- * pfc_tx_forbidden() says must never leave: MAC Control frames, and frames
- * to 01-80-C2-00-00-01.  This switch's own PFC frames do not pass here.
- * Compacts 'pkts' and returns how many remain.  Costs one look at the
- * header of each packet, and nothing else unless a packet is dropped. */
+ * 'port_id' (RTE_MAX_ETHPORTS or more for a vhost port), those that must
+ * never leave: MAC Control frames and frames to 01-80-C2-00-00-01
+ * (pfc_tx_forbidden()), and, on a port with DCBX on, LLDPDUs to the LLDP
+ * group addresses (pfc_lldp_foreign()).  This switch's own PFC frames and
+ * LLDPDUs do not pass here.  Compacts 'pkts' and returns how many remain.
+ * Costs one look at the header of each packet, and nothing else unless a
+ * packet is dropped. */
 int
 netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
 {
+    uint64_t n_lldp = 0, orig;
+    bool dcbx = false, lldp;
     int i, kept;
 
+    if (port_id < RTE_MAX_ETHPORTS) {
+        atomic_read_relaxed(&pfc_ports[port_id].dcbx_on, &dcbx);
+    }
     for (i = 0; i < cnt; i++) {
-        if (OVS_UNLIKELY(pfc_tx_forbidden(rte_pktmbuf_mtod(pkts[i], void *),
-                                          rte_pktmbuf_data_len(pkts[i])))) {
+        if (OVS_UNLIKELY(pfc_tx_filtered(pkts[i], dcbx, &lldp))) {
             break;
         }
     }
@@ -1308,18 +1328,21 @@ netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
     for (kept = i; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
 
-        if (pfc_tx_forbidden(rte_pktmbuf_mtod(m, void *),
-                             rte_pktmbuf_data_len(m))) {
+        if (pfc_tx_filtered(m, dcbx, &lldp)) {
+            n_lldp += lldp;
             rte_pktmbuf_free(m);
         } else {
             pkts[kept++] = m;
         }
     }
     if (port_id < RTE_MAX_ETHPORTS) {
-        uint64_t orig;
+        struct pfc_port *port = &pfc_ports[port_id];
 
-        atomic_add_relaxed(&pfc_ports[port_id].tx_mac_control_filtered,
-                           cnt - kept, &orig);
+        atomic_add_relaxed(&port->tx_mac_control_filtered,
+                           cnt - kept - n_lldp, &orig);
+        if (n_lldp) {
+            atomic_add_relaxed(&port->tx_lldp_filtered, n_lldp, &orig);
+        }
     }
     return kept;
 }

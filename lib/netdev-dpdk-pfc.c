@@ -800,6 +800,7 @@ pfc_port_reset(struct pfc_port *port)
     atomic_store_relaxed(&port->mcq_queue, -1);
     memset(&port->counters, 0, sizeof port->counters);
     atomic_store_relaxed(&port->tx_mac_control_filtered, 0);
+    atomic_store_relaxed(&port->tx_lldp_filtered, 0);
     atomic_store_relaxed(&port->held_dropped, 0);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         atomic_store_relaxed(&port->until[n], 0);

@@ -175,7 +175,9 @@ uint32_t pfc_buf_release(struct pfc_buf_pg *, uint32_t cells, uint64_t bytes);
  *     reached its threshold;
  *   - under (XON due): no headroom cells, and its bytes at most xon_bytes
  *     (static) or its shared cells at most the threshold minus the
- *     hysteresis (dynamic).
+ *     hysteresis, which is at least 1 cell (dynamic).
+ *
+ * No group is ever both: the XON level is strictly below the XOFF level.
  *
  * Pure and cheap: transmit paths call it with racy reads of the counters. */
 static inline bool
@@ -204,7 +206,11 @@ pfc_buf_pg_under(const struct pfc_buf_pg_params *p,
         return g->bytes <= p->xon_bytes;
     }
     th = pfc_buf_dyn(p->dyn_th, free);
-    hyst = p->xon_hysteresis ? p->xon_hysteresis : th / 2;
+    /* At least 1: the XON level is strictly below the XOFF level, so that a
+     * group is never both over and under (at a threshold of 1, half of it
+     * would be 0, and XOFF and XON would follow each other with nothing
+     * changed). */
+    hyst = MAX(p->xon_hysteresis ? p->xon_hysteresis : th / 2, 1);
     return g->shared <= (th > hyst ? th - hyst : 0);
 }
 

@@ -422,6 +422,28 @@ pfc_dcbx_ttl(const struct pfc_dcbx_params *params)
                UINT16_MAX);
 }
 
+/* Returns true if 'a' and 'b' come from the same LLDP agent: the same MSAP
+ * identifier, Chassis ID and Port ID with their subtypes (IEEE
+ * 802.1AB-2016 6.2). */
+bool
+pfc_lldpdu_same_agent(const struct pfc_lldpdu *a, const struct pfc_lldpdu *b)
+{
+    return (a->chassis_subtype == b->chassis_subtype
+            && a->chassis_len == b->chassis_len
+            && !memcmp(a->chassis_id, b->chassis_id, a->chassis_len)
+            && a->port_subtype == b->port_subtype
+            && a->port_len == b->port_len
+            && !memcmp(a->port_id, b->port_id, a->port_len));
+}
+
+/* The partner's last LLDPDU, if there is one partner and no second agent
+ * (see the header's opening comment), else NULL. */
+static const struct pfc_lldpdu *
+pfc_dcbx_partner(const struct pfc_dcbx *dcbx)
+{
+    return dcbx->partner && !dcbx->second ? &dcbx->last : NULL;
+}
+
 static int
 popcount8(uint8_t x)
 {
@@ -518,8 +540,7 @@ pfc_dcbx_update_app(struct pfc_dcbx *dcbx,
     uint8_t oper[64];
     bool adopted;
 
-    adopted = pfc_dcbx_app_decide(params, local,
-                                  dcbx->partner ? &dcbx->last : NULL,
+    adopted = pfc_dcbx_app_decide(params, local, pfc_dcbx_partner(dcbx),
                                   dcbx->partner_mac, oper);
     if (adopted != dcbx->app_adopted
         || memcmp(oper, dcbx->dscp_oper, sizeof oper)) {
@@ -581,7 +602,8 @@ static void
 pfc_dcbx_update_ets(struct pfc_dcbx *dcbx,
                     const struct pfc_dcbx_params *params)
 {
-    bool has = dcbx->partner && dcbx->last.has_ets_rec;
+    const struct pfc_lldpdu *partner = pfc_dcbx_partner(dcbx);
+    bool has = partner && partner->has_ets_rec;
     struct pfc_ets_tlv oper;
     const char *why;
     bool adopted;
@@ -609,7 +631,8 @@ static bool
 pfc_dcbx_update(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
                 struct eth_addr local)
 {
-    bool has = dcbx->partner && dcbx->last.has_pfc;
+    const struct pfc_lldpdu *partner = pfc_dcbx_partner(dcbx);
+    bool has = partner && partner->has_pfc;
     uint8_t old = dcbx->oper;
     bool mismatch;
 
@@ -655,12 +678,62 @@ pfc_dcbx_reconfigure(struct pfc_dcbx *dcbx,
     return pfc_dcbx_update(dcbx, params, local);
 }
 
+/* Makes the second agent of 'dcbx' its partner. */
+static void
+pfc_dcbx_promote(struct pfc_dcbx *dcbx)
+{
+    dcbx->partner = true;
+    dcbx->partner_mac = dcbx->second_mac;
+    dcbx->last = dcbx->second_last;
+    dcbx->expiry = dcbx->second_expiry;
+    dcbx->second = false;
+}
+
+/* Takes the valid LLDPDU 'du' from source address 'src' at tick 'now' into
+ * the neighbours of 'dcbx': the partner's or the second agent's, by its
+ * MSAP identifier (see the header's opening comment). */
+static void
+pfc_dcbx_rx_agent(struct pfc_dcbx *dcbx, const struct pfc_lldpdu *du,
+                  struct eth_addr src, uint64_t now, uint64_t hz)
+{
+    bool is_partner = (dcbx->partner
+                       && pfc_lldpdu_same_agent(du, &dcbx->last));
+    bool is_second = (!is_partner && dcbx->second
+                      && pfc_lldpdu_same_agent(du, &dcbx->second_last));
+
+    if (!du->ttl) {
+        /* Shutdown: only the agent it names leaves. */
+        if (is_partner) {
+            dcbx->partner = false;
+            if (dcbx->second) {
+                pfc_dcbx_promote(dcbx);
+            }
+        } else if (is_second) {
+            dcbx->second = false;
+        } else {
+            dcbx->rx_shutdown_unknown++;
+        }
+    } else if (!dcbx->partner || is_partner) {
+        dcbx->partner = true;
+        dcbx->partner_mac = src;
+        dcbx->last = *du;
+        dcbx->expiry = now + du->ttl * hz;
+    } else {
+        dcbx->rx_second++;
+        dcbx->second = true;
+        dcbx->second_mac = src;
+        dcbx->second_last = *du;
+        dcbx->second_expiry = now + du->ttl * hz;
+    }
+}
+
 /* Receives the LLDPDU in the 'len' octets at 'lldpdu' (after the
  * EtherType), from source address 'src', on a port configured by 'params'
  * whose MAC is 'local', at tick 'now' (the clock runs at 'hz' ticks per
  * second).  A malformed one is counted in rx_errors and changes nothing;
- * '*why' says why.  A valid one with a TTL of 0 removes the partner
- * (shutdown LLDPDU).  Returns true if the operational vector changed. */
+ * '*why' says why.  A valid one refreshes the agent it comes from, or
+ * removes it if its TTL is 0 (shutdown LLDPDU): pfc_dcbx_rx_agent().
+ * Returns true if the operational vector changed. */
 bool
 pfc_dcbx_rx(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
             struct eth_addr local, struct eth_addr src, const void *lldpdu,
@@ -685,14 +758,7 @@ pfc_dcbx_rx(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
             dcbx->rx_ets_rec_refused++;
         }
     }
-    if (!du.ttl) {
-        dcbx->partner = false;
-    } else {
-        dcbx->partner = true;
-        dcbx->partner_mac = src;
-        dcbx->last = du;
-        dcbx->expiry = now + du.ttl * hz;
-    }
+    pfc_dcbx_rx_agent(dcbx, &du, src, now, hz);
     return pfc_dcbx_update(dcbx, params, local);
 }
 
@@ -703,12 +769,22 @@ bool
 pfc_dcbx_run(struct pfc_dcbx *dcbx, const struct pfc_dcbx_params *params,
              struct eth_addr local, uint64_t now)
 {
+    bool aged = false;
+
+    if (dcbx->second && now >= dcbx->second_expiry) {
+        dcbx->second = false;
+        dcbx->ageouts++;
+        aged = true;
+    }
     if (dcbx->partner && now >= dcbx->expiry) {
         dcbx->partner = false;
         dcbx->ageouts++;
-        return pfc_dcbx_update(dcbx, params, local);
+        aged = true;
+        if (dcbx->second) {
+            pfc_dcbx_promote(dcbx);
+        }
     }
-    return false;
+    return aged && pfc_dcbx_update(dcbx, params, local);
 }
 
 /* Returns true if an LLDPDU is due at tick 'now'. */

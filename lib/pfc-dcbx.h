@@ -120,6 +120,16 @@
  * operational map is what the port's ingress classifies by; the TLV has no
  * willing bit of its own.
  *
+ * The partner is one LLDP agent, known by its MSAP identifier (IEEE
+ * 802.1AB-2016 6.2: its Chassis ID and Port ID).  Its LLDPDUs refresh
+ * what it said; a shutdown LLDPDU (Time To Live 0) removes only the agent
+ * it names.  While a second agent is heard on the link (two neighbours, as
+ * behind a hub, a tenant's LLDP, or a NIC's firmware agent beside the
+ * host's), the port does not know whose configuration to take: it runs its
+ * administrative configuration (pfc-enable, its Queue rows' ETS, its DSCP
+ * map), says why, and counts it, until one of them leaves or ages out; the
+ * one left is then the partner.  A third agent replaces the second.
+ *
  * Open vSwitch's own LLDP (lib/lldp, for Auto-Attach) is not used: it runs
  * in ofproto, on frames that reach the datapath of a bridge port with
  * lldp:enable, and knows no IEEE 802.1 TLVs.  DCBX belongs to the DPDK
@@ -144,6 +154,38 @@
 /* Sel of the Application Priority TLV's DSCP entries (IEEE 802.1Q-2018
  * Table D-9). */
 #define PFC_APP_SEL_DSCP 5
+
+/* Returns true if the frame of 'len' octets at 'data' is an LLDPDU (EtherType
+ * 0x88CC, also behind one or two 802.1Q or 802.1ad tags) to one of the
+ * three LLDP group addresses, 01-80-C2-00-00-0E (nearest bridge), -03
+ * (nearest non-TPMR bridge) or -00 (nearest customer bridge), IEEE
+ * 802.1AB-2016 7.1.  A port that speaks DCBX sends only its own: one that
+ * another port or a guest sent would speak for the port to its link
+ * partner.  Inline and cheap: a DCBX port calls it for every packet it
+ * sends. */
+static inline bool
+pfc_lldp_foreign(const uint8_t *data, size_t len)
+{
+    size_t off = 12;
+
+    if (len < 14 || data[0] != 0x01 || data[1] != 0x80 || data[2] != 0xc2
+        || data[3] || data[4]
+        || (data[5] != 0x0e && data[5] != 0x03 && data[5] != 0x00)) {
+        return false;
+    }
+    for (int tags = 0; ; tags++) {
+        uint16_t type = (data[off] << 8) | data[off + 1];
+
+        if (type == PFC_LLDP_ETH_TYPE) {
+            return true;
+        }
+        if (tags == 2 || (type != 0x8100 && type != 0x88a8)
+            || len < off + 4 + 2) {
+            return false;
+        }
+        off += 4;
+    }
+}
 
 /* Minimum, default and maximum msgTxInterval, seconds (IEEE 802.1AB-2016
  * 9.2.5.7: 1 to 3600, default 30). */
@@ -255,6 +297,13 @@ struct pfc_dcbx {
     struct pfc_lldpdu last;     /* What it carried. */
     uint64_t expiry;            /* Tick at which its TTL runs out. */
 
+    /* A second LLDP agent heard on the link, while its TTL runs: the port
+     * then runs its administrative configuration. */
+    bool second;
+    struct eth_addr second_mac;
+    struct pfc_lldpdu second_last;
+    uint64_t second_expiry;
+
     /* The decision. */
     uint8_t oper;               /* Operational vector. */
     enum pfc_dcbx_source source;
@@ -292,6 +341,10 @@ struct pfc_dcbx {
     uint64_t rx_unsupported;    /* Unsupported TLVs (CEE DCBX among them). */
     uint64_t mismatches;        /* Transitions into 'mismatch'. */
     uint64_t ageouts;           /* Partners whose TTL ran out. */
+    uint64_t rx_second;         /* LLDPDUs of another agent than the
+                                 * partner (several neighbours). */
+    uint64_t rx_shutdown_unknown;   /* Shutdown LLDPDUs of an agent that is
+                                     * neither: ignored. */
     uint64_t rx_ets_rec_refused;    /* Recommendations not adopted: a TSA
                                      * other than strict and ETS, or ETS
                                      * bandwidths that do not sum to
@@ -299,6 +352,8 @@ struct pfc_dcbx {
     uint64_t tx_lldpdus;        /* LLDPDUs sent. */
 };
 
+bool pfc_lldpdu_same_agent(const struct pfc_lldpdu *,
+                           const struct pfc_lldpdu *);
 void pfc_dcbx_init(struct pfc_dcbx *, const struct pfc_dcbx_params *,
                    uint64_t now);
 bool pfc_dcbx_rx(struct pfc_dcbx *, const struct pfc_dcbx_params *,

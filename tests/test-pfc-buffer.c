@@ -812,6 +812,50 @@ sim_run(struct sim *sim, uint64_t until)
     }
 }
 
+/* XOFF and XON levels never overlap: no occupancy is both over and under,
+ * at thresholds of 0, 1 and 2 cells and over the whole range of dynamic-th
+ * and free cells, with the default hysteresis (half the threshold) and an
+ * explicit one; at a threshold of 1, one cell is over and none is under. */
+static void
+test_xoff_overlap(void)
+{
+    for (int dyn_th = PFC_DYN_TH_MIN; dyn_th <= PFC_DYN_TH_MAX; dyn_th++) {
+        for (uint32_t hyst = 0; hyst <= 3; hyst++) {
+            struct pfc_buf_pg_params p = dynamic_pg(dyn_th, 10);
+
+            p.xon_hysteresis = hyst;
+            for (uint64_t free = 0; free < 1100; free++) {
+                uint64_t th = pfc_buf_dyn(dyn_th, free);
+                /* Around 0, the XON level and the XOFF level. */
+                uint64_t around[] = { 0, th / 2, th - MIN(th, hyst), th };
+
+                for (size_t k = 0; k < ARRAY_SIZE(around); k++) {
+                    uint64_t lo = around[k] > 3 ? around[k] - 3 : 0;
+
+                    for (uint64_t shared = lo; shared <= around[k] + 3;
+                         shared++) {
+                        struct pfc_buf_pg g = { .shared = shared };
+
+                        ovs_assert(!(pfc_buf_pg_over(&p, &g, free)
+                                     && pfc_buf_pg_under(&p, &g, free)));
+                    }
+                }
+            }
+        }
+    }
+
+    struct pfc_buf_pg_params p = dynamic_pg(0, 10);     /* alpha 1. */
+    struct pfc_buf_pg g0 = { .shared = 0 }, g1 = { .shared = 1 };
+    struct pfc_buf_pg g2 = { .shared = 2 };
+
+    ovs_assert(!pfc_buf_pg_over(&p, &g0, 0) && pfc_buf_pg_under(&p, &g0, 0));
+    ovs_assert(pfc_buf_pg_over(&p, &g1, 0) && !pfc_buf_pg_under(&p, &g1, 0));
+    ovs_assert(pfc_buf_pg_over(&p, &g1, 1) && !pfc_buf_pg_under(&p, &g1, 1));
+    ovs_assert(pfc_buf_pg_under(&p, &g0, 1));
+    ovs_assert(pfc_buf_pg_over(&p, &g2, 2) && !pfc_buf_pg_under(&p, &g2, 2));
+    ovs_assert(!pfc_buf_pg_over(&p, &g1, 2) && pfc_buf_pg_under(&p, &g1, 2));
+}
+
 /* Copies of a lossless frame output to several ports (a flood, a mirror):
  * the headroom covers the frames in flight after XOFF once each, so only
  * the frame's last copy may take it; the others take shared cells, over the
@@ -1127,6 +1171,7 @@ static const struct {
     { "slow-receiver", test_slow_receiver },
     { "txq-bound", test_txq_bound },
     { "copies", test_copies },
+    { "xoff-overlap", test_xoff_overlap },
 };
 
 /* "ovstest test-pfc-buffer [NAME...]" runs the named tests, or all;

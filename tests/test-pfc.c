@@ -2455,6 +2455,100 @@ test_dcbx_app(void)
     ovs_assert(!d.app_adopted && d.app_changed && d.dscp_oper[26] == 3);
 }
 
+/* An LLDPDU from the agent of Chassis ID 'chassis' and Port ID 'port'
+ * (hex TLV values), Time To Live 'ttl', with a PFC Configuration TLV
+ * (not willing) enabling 'enable'. */
+static size_t
+dcbx_agent_lldpdu(uint8_t *b, const char *chassis, const char *port,
+                  uint16_t ttl, uint8_t enable)
+{
+    char hex[16];
+    size_t n = 0;
+
+    dcbx_put(b, &n, 1, chassis);
+    dcbx_put(b, &n, 2, port);
+    snprintf(hex, sizeof hex, "%04x", ttl);
+    dcbx_put(b, &n, 3, hex);
+    snprintf(hex, sizeof hex, "0080c20b08%02x", enable);
+    dcbx_put(b, &n, 127, hex);
+    dcbx_put(b, &n, 0, "");
+    return n;
+}
+
+/* DCBX knows its neighbour by its MSAP identifier (IEEE 802.1AB-2016 6.2):
+ * a shutdown LLDPDU of another agent is ignored; while a second agent is
+ * heard, the administrative vector is in force; when one of them leaves or
+ * ages out, the other is the partner. */
+static void
+test_dcbx_neighbours(void)
+{
+    struct pfc_dcbx_params params = {
+        .enabled = true, .willing = true, .admin = 0x08, .tx_interval = 30,
+    };
+    static const char *p_chassis = "04020000000b01", *p_port = "0565746831";
+    static const char *q_chassis = "04020000000c01", *q_port = "0565746832";
+    struct eth_addr q_mac = ETH_ADDR_C(02, 00, 00, 00, 0c, 01);
+    uint64_t hz = 1000, now = 0;
+    struct pfc_dcbx d;
+    const char *why;
+    uint8_t b[256];
+    size_t n;
+
+    pfc_dcbx_init(&d, &params, now);
+    n = dcbx_agent_lldpdu(b, p_chassis, p_port, 120, 0x10);
+    ovs_assert(pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, b, n, now,
+                           hz, &why));
+    ovs_assert(d.oper == 0x10 && d.partner && !d.second);
+
+    /* The same chassis, another port: another agent.  Its shutdown is
+     * ignored and counted. */
+    n = dcbx_agent_lldpdu(b, p_chassis, q_port, 0, 0x20);
+    ovs_assert(!pfc_dcbx_rx(&d, &params, dcbx_mac_lo, q_mac, b, n, now, hz,
+                            &why));
+    ovs_assert(d.oper == 0x10 && d.partner && d.rx_shutdown_unknown == 1);
+
+    /* A second agent: the administrative vector, until it leaves. */
+    n = dcbx_agent_lldpdu(b, q_chassis, q_port, 10, 0x20);
+    ovs_assert(pfc_dcbx_rx(&d, &params, dcbx_mac_lo, q_mac, b, n, now, hz,
+                           &why));
+    ovs_assert(d.oper == 0x08 && d.second && d.rx_second == 1);
+    n = dcbx_agent_lldpdu(b, p_chassis, p_port, 120, 0x10);
+    ovs_assert(!pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, b, n, now,
+                            hz, &why));
+    ovs_assert(d.oper == 0x08);
+    n = dcbx_agent_lldpdu(b, q_chassis, q_port, 0, 0x20);
+    ovs_assert(pfc_dcbx_rx(&d, &params, dcbx_mac_lo, q_mac, b, n, now, hz,
+                           &why));
+    ovs_assert(d.oper == 0x10 && !d.second && d.partner);
+
+    /* Again; then the partner leaves: the second agent is the partner. */
+    n = dcbx_agent_lldpdu(b, q_chassis, q_port, 10, 0x20);
+    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, q_mac, b, n, now, hz, &why);
+    ovs_assert(d.oper == 0x08 && d.second);
+    n = dcbx_agent_lldpdu(b, p_chassis, p_port, 0, 0x10);
+    ovs_assert(pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, b, n, now,
+                           hz, &why));
+    ovs_assert(d.oper == 0x20 && d.partner && !d.second);
+    ovs_assert(eth_addr_equals(d.partner_mac, q_mac));
+
+    /* A second agent that ages out: the partner's vector again. */
+    n = dcbx_agent_lldpdu(b, p_chassis, p_port, 3, 0x10);
+    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, b, n, now, hz, &why);
+    ovs_assert(d.oper == 0x08 && d.second);
+    ovs_assert(!pfc_dcbx_run(&d, &params, dcbx_mac_lo, 2999));
+    ovs_assert(pfc_dcbx_run(&d, &params, dcbx_mac_lo, 3000));
+    ovs_assert(d.oper == 0x20 && !d.second && d.ageouts == 1);
+
+    /* The partner ages out while a second agent is heard: it becomes the
+     * partner. */
+    n = dcbx_agent_lldpdu(b, p_chassis, p_port, 100, 0x10);
+    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, b, n, 5000, hz, &why);
+    ovs_assert(d.oper == 0x08 && d.second);
+    ovs_assert(pfc_dcbx_run(&d, &params, dcbx_mac_lo, 10000));  /* q: 10 s */
+    ovs_assert(d.oper == 0x10 && d.partner && !d.second);
+    ovs_assert(eth_addr_equals(d.partner_mac, dcbx_mac_hi));
+}
+
 static uint8_t
 dcbx_decide(const struct pfc_dcbx_params *p, struct eth_addr local,
             const struct pfc_dcbx_tlv *r, struct eth_addr partner_mac,
@@ -2744,6 +2838,7 @@ static const struct {
     { "dcbx-codec", test_dcbx_codec },
     { "dcbx-ets", test_dcbx_ets },
     { "dcbx-app", test_dcbx_app },
+    { "dcbx-neighbours", test_dcbx_neighbours },
     { "dcbx-willing", test_dcbx_willing },
     { "dcbx-state", test_dcbx_state },
     { "dcbx-config", test_dcbx_config },

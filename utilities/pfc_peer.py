@@ -2212,7 +2212,16 @@ def cmd_lldp(args):
     port = Port(args.port)
     frame = lldp_frame(args.src, args.variant, args.willing, args.cap,
                        parse_prios(args.enable) if args.enable != "none"
-                       else 0, args.ttl)
+                       else 0, args.ttl,
+                       port_id=args.port_id.encode())
+    dst = bytes(int(x, 16) for x in args.dst.split(":"))
+    if len(dst) != 6:
+        raise SystemExit("lldp: bad --dst %r" % args.dst)
+    frame = dst + frame[6:]
+    if args.vlan is not None:
+        # An 802.1Q tag (VID --vlan, PCP 0) before the EtherType.
+        frame = frame[:12] + struct.pack("!HH", 0x8100, args.vlan) \
+            + frame[12:]
     for i in range(args.count):
         if i:
             time.sleep(args.interval)
@@ -2265,6 +2274,13 @@ def main():
     s.add_argument("--variant", default="valid", choices=LLDP_VARIANTS)
     s.add_argument("--count", type=int, default=1)
     s.add_argument("--interval", type=float, default=0.1)
+    s.add_argument("--dst", default="01:80:c2:00:00:0e",
+                   help="destination: an LLDP group address (default the "
+                   "nearest bridge's)")
+    s.add_argument("--vlan", type=int,
+                   help="send it in an 802.1Q tag of this VID")
+    s.add_argument("--port-id", default="eth1",
+                   help="Port ID (an interface name)")
     s.set_defaults(func=cmd_lldp)
 
     s = sub.add_parser("send-macc", help="send MAC Control frames of "

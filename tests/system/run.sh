@@ -41,6 +41,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        vhost_trickle_guest
        vhost_two_guests_uplink vhost_stalled_guest_other_traffic
        dcbx_willing dcbx_negotiation dcbx_lldpd
+       dcbx_two_neighbours dcbx_lldp_not_forwarded
        ets_shares ets_lossless ets_dcbx_lldpd
        classify_dscp_ipv4 classify_dscp_ipv6 classify_tag_popped
        classify_tag_pushed classify_queue_row classify_dcbx_adopted
@@ -53,6 +54,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/classify.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/trust.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/dcbx.sh"
 
 # Each test_* function runs in its own process (run.sh --one); it
 # returns nonzero on failure.  FAILS counts failed checks.
