@@ -128,6 +128,10 @@ struct pfc_port {
                                          * took effect: a data rx queue not
                                          * polled since may still hold MAC
                                          * Control frames. */
+    struct rte_flow *mcq_flow;          /* That rule, or NULL: the only
+                                         * rte_flow rule PFC creates on the
+                                         * port, and the only one it
+                                         * destroys.  Main thread only. */
     struct pfc_mac_control_answers nic; /* [L] What the NIC was asked at the
                                          * last bind, and answered. */
     /* The NIC's state before PFC first asked it anything, restored when PFC
@@ -563,8 +567,9 @@ void pfc_wd_check(struct netdev_dpdk_pfc *, uint64_t now,
 void pfc_wd_log(const struct pfc_wd_events *);
 
 /* lib/netdev-dpdk-pfc-steer.c. */
-int pfc_mcq_apply(const char *name, uint16_t port_id, bool want, bool redo,
-                  enum pfc_mcq *, uint64_t *since);
+int pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
+                  bool rx_steering, bool redo, enum pfc_mcq *,
+                  uint64_t *since);
 void pfc_mcq_remove(struct pfc_port *);
 
 /* lib/netdev-dpdk-pfc-vhost.c. */

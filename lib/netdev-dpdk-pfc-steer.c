@@ -64,12 +64,13 @@ pfc_reta_set(uint16_t port_id, uint16_t size, uint16_t n_queues)
     return error;
 }
 
-/* Validates, or with 'create' creates, on 'port_id' the rte_flow rule that
- * sends frames of EtherType 0x8808 (MAC Control, untagged as 802.3 Annex
- * 31B sends them) to rx queue 'queue'.  Returns 0 or a negative errno
- * value, with the driver's message in '*msg' (static, or NULL). */
+/* Validates, or with nonnull 'flow' creates (its handle into '*flow'), on
+ * 'port_id' the rte_flow rule that sends frames of EtherType 0x8808 (MAC
+ * Control, untagged as 802.3 Annex 31B sends them) to rx queue 'queue'.
+ * Returns 0 or a negative errno value, with the driver's message in '*msg'
+ * (static, or NULL). */
 static int
-pfc_mcq_rule(uint16_t port_id, uint16_t queue, bool create,
+pfc_mcq_rule(uint16_t port_id, uint16_t queue, struct rte_flow **flow,
              const char **msg)
 {
     const struct rte_flow_attr attr = { .ingress = 1 };
@@ -93,9 +94,9 @@ pfc_mcq_rule(uint16_t port_id, uint16_t queue, bool create,
     };
 
     memset(&ferr, 0, sizeof ferr);
-    if (create) {
-        error = (rte_flow_create(port_id, &attr, pattern, actions, &ferr)
-                 ? 0 : -(rte_errno ? rte_errno : EINVAL));
+    if (flow) {
+        *flow = rte_flow_create(port_id, &attr, pattern, actions, &ferr);
+        error = *flow ? 0 : -(rte_errno ? rte_errno : EINVAL);
     } else {
         error = rte_flow_validate(port_id, &attr, pattern, actions, &ferr);
     }
@@ -113,24 +114,43 @@ pfc_mcq_warn(const char *name, const char *what, int error)
     }
 }
 
+/* Destroys the rte_flow rule of mac-control-queue on 'port_id', named
+ * 'name', if PFC created one (port->mcq_flow): that rule only, never
+ * another's, such as those of Open vSwitch's rx-steering.  Main thread, no
+ * lock held. */
+static void
+pfc_mcq_rule_destroy(const char *name, uint16_t port_id)
+{
+    struct pfc_port *port = &pfc_ports[port_id];
+    struct rte_flow_error ferr;
+
+    if (port->mcq_flow) {
+        memset(&ferr, 0, sizeof ferr);
+        pfc_mcq_warn(name, "rte_flow_destroy()",
+                     rte_flow_destroy(port_id, port->mcq_flow, &ferr));
+        port->mcq_flow = NULL;
+    }
+}
+
 /* Gives MAC Control frames the last rx queue of the ethernet port 'port_id',
  * named 'name', if 'want' (mac-control-queue=true) and the driver allows it,
- * or undoes it.  The port's rx queues are counted from the driver
- * (rte_eth_dev_info's nb_rx_queues).  'redo' asks for the set-up again even
- * if '*mcq' says it is in force: the port was reconfigured.  Updates '*mcq'
- * and logs a change of it.  Returns the rx queue of MAC Control frames, or
- * -1 if they may reach any; sets '*since' to the TSC at which the rule took
- * effect if it was set up now, else to 0.  The rules of the port are
- * flushed first: PFC refuses a port with flow offload
- * (other_config:hw-offload), so they are all this file's.  Calls the
- * driver: the caller holds no lock. */
+ * or undoes it.  Refused while 'rx_steering' (Open vSwitch's rx-steering is
+ * configured: it owns the last rx queue and the port's rte_flow rules).
+ * The port's rx queues are counted from the driver (rte_eth_dev_info's
+ * nb_rx_queues).  'redo' asks for the set-up again even if '*mcq' says it
+ * is in force: the port was reconfigured.  Updates '*mcq' and logs a change
+ * of it.  Returns the rx queue of MAC Control frames, or -1 if they may
+ * reach any; sets '*since' to the TSC at which the rule took effect if it
+ * was set up now, else to 0.  Only the rule that PFC created is ever
+ * destroyed.  Calls the driver: the caller holds no lock. */
 int
-pfc_mcq_apply(const char *name, uint16_t port_id, bool want, bool redo,
-              enum pfc_mcq *mcq, uint64_t *since)
+pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
+              bool rx_steering, bool redo, enum pfc_mcq *mcq,
+              uint64_t *since)
 {
+    struct pfc_port *port = &pfc_ports[port_id];
     struct rte_eth_dev_info info;
     struct pfc_mcq_answers a;
-    struct rte_flow_error ferr;
     enum pfc_mcq old = *mcq;
     const char *msg = NULL;
     uint16_t n_rxq;
@@ -146,26 +166,26 @@ pfc_mcq_apply(const char *name, uint16_t port_id, bool want, bool redo,
         return n_rxq - 1;
     }
     memset(&a, 0, sizeof a);
+    a.rx_steering = rx_steering;
+    pfc_mcq_rule_destroy(name, port_id);
     if (old == PFC_MCQ_ON) {
         /* Undone first, also to set it up again. */
-        pfc_mcq_warn(name, "rte_flow_flush()",
-                     rte_flow_flush(port_id, &ferr));
         if (info.reta_size) {
             pfc_mcq_warn(name, "rte_eth_dev_rss_reta_update()",
                          pfc_reta_set(port_id, info.reta_size, n_rxq));
         }
     }
-    if (want && n_rxq >= 2) {
+    if (want && !rx_steering && n_rxq >= 2) {
         a.reta_size = info.reta_size;
     }
     if (a.reta_size) {
-        rte_flow_flush(port_id, &ferr);
-        a.flow_validate = pfc_mcq_rule(port_id, n_rxq - 1, false, &msg);
+        a.flow_validate = pfc_mcq_rule(port_id, n_rxq - 1, NULL, &msg);
         if (!a.flow_validate) {
             a.reta_update = pfc_reta_set(port_id, a.reta_size, n_rxq - 1);
         }
         if (!a.flow_validate && !a.reta_update) {
-            a.flow_create = pfc_mcq_rule(port_id, n_rxq - 1, true, &msg);
+            a.flow_create = pfc_mcq_rule(port_id, n_rxq - 1,
+                                         &port->mcq_flow, &msg);
             *since = rte_get_tsc_cycles();
         }
         if (a.reta_update || a.flow_create) {
@@ -213,7 +233,8 @@ pfc_mcq_remove(struct pfc_port *port)
     }
     /* Every rx queue counts for the end of a pause from now on. */
     atomic_store_relaxed(&port->mcq_queue, -1);
-    pfc_mcq_apply(port->name, port - pfc_ports, false, true, &mcq, &since);
+    pfc_mcq_apply(port->name, port - pfc_ports, false, false, true, &mcq,
+                  &since);
     rte_spinlock_lock(&port->lock);
     port->mcq = mcq;
     rte_spinlock_unlock(&port->lock);
@@ -231,7 +252,6 @@ void
 netdev_dpdk_pfc_port_stopping(uint16_t port_id)
 {
     struct pfc_port *port;
-    struct rte_flow_error ferr;
 
     if (port_id >= RTE_MAX_ETHPORTS) {
         return;
@@ -245,6 +265,5 @@ netdev_dpdk_pfc_port_stopping(uint16_t port_id)
     atomic_store_relaxed(&port->mcq_queue, -1);
     port->mcq = PFC_MCQ_OFF;
     rte_spinlock_unlock(&port->lock);
-    pfc_mcq_warn(port->name, "rte_flow_flush()",
-                 rte_flow_flush(port_id, &ferr));
+    pfc_mcq_rule_destroy(port->name, port_id);
 }

@@ -779,7 +779,8 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
             atomic_store_relaxed(&b->port->mcq_queue, -1);
         }
         b->mcq_queue = pfc_mcq_apply(info->name, info->port_id,
-                                     pfc->cfg.mac_control_queue, info->idle,
+                                     pfc->cfg.mac_control_queue,
+                                     info->rx_steering, info->idle,
                                      &b->mcq, &b->mcq_since);
     }
 
@@ -798,6 +799,7 @@ pfc_port_reset(struct pfc_port *port)
     pfc_xoff_init(&port->xoff);
     port->mcq = PFC_MCQ_OFF;
     atomic_store_relaxed(&port->mcq_queue, -1);
+    port->mcq_flow = NULL;      /* Destroyed before the port stopped. */
     memset(&port->counters, 0, sizeof port->counters);
     atomic_store_relaxed(&port->tx_mac_control_filtered, 0);
     atomic_store_relaxed(&port->tx_lldp_filtered, 0);

@@ -80,6 +80,11 @@ struct netdev_dpdk_pfc_port_info {
     struct rte_mempool *mp;     /* The port's mempool, or NULL. */
     int n_rxq;                  /* Rx queues of the port. */
     int n_txq;                  /* Tx queues of the port. */
+    bool rx_steering;           /* Open vSwitch's rx-steering is configured
+                                 * (options:rx-steering, Open vSwitch 3.3
+                                 * and later): it owns the last rx queue
+                                 * and the port's rte_flow rules, which
+                                 * mac-control-queue would need. */
     bool idle;                  /* No transmit thread uses the QoS object:
                                  * it is new, or netdev-dpdk is
                                  * reconfiguring the port.  False on a

@@ -1038,6 +1038,8 @@ pfc_mcq_decide(bool want, bool is_virtual, uint32_t n_rxq,
 {
     if (!want) {
         return PFC_MCQ_OFF;
+    } else if (a && a->rx_steering) {
+        return PFC_MCQ_RX_STEERING;
     } else if (is_virtual) {
         return PFC_MCQ_VIRTUAL;
     } else if (n_rxq < 2) {
@@ -1073,6 +1075,11 @@ pfc_mcq_describe(enum pfc_mcq mcq)
     case PFC_MCQ_NO_FLOW:
         return ("read from the data rx queues (the driver refused an "
                 "rte_flow rule for EtherType 0x8808)");
+    case PFC_MCQ_RX_STEERING:
+        return ("read from the data rx queues (mac-control-queue is refused "
+                "while options:rx-steering is set: Open vSwitch's rx "
+                "steering owns the last rx queue and the port's rte_flow "
+                "rules)");
     case PFC_MCQ_OFF:
     default:
         return "read from the data rx queues";

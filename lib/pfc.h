@@ -809,12 +809,17 @@ enum pfc_mcq {
     PFC_MCQ_NO_RETA,        /* The driver has no RSS redirection table, or
                              * refused to update it. */
     PFC_MCQ_NO_FLOW,        /* The driver refused the rte_flow rule. */
+    PFC_MCQ_RX_STEERING,    /* Refused: Open vSwitch's rx-steering
+                             * (options:rx-steering) owns the port's last
+                             * rx queue and its rte_flow rules. */
 };
 
 /* What the driver of a port answered, as negative errno values or 0
  * (DPDK's convention), for pfc_mcq_decide(); a request that was not made
  * is 0. */
 struct pfc_mcq_answers {
+    bool rx_steering;       /* Open vSwitch's rx-steering is configured on
+                             * the port: nothing was asked. */
     uint16_t reta_size;     /* rte_eth_dev_info's reta_size: entries of
                              * the RSS redirection table, 0 if none. */
     int flow_validate;      /* rte_flow_validate() of the rule. */

@@ -1683,6 +1683,13 @@ test_mcq(void)
     a = ok;
     a.flow_create = -EINVAL;
     ovs_assert(pfc_mcq_decide(true, false, 2, &a) == PFC_MCQ_NO_FLOW);
+    /* Open vSwitch's rx-steering owns the last rx queue and the rules. */
+    a = ok;
+    a.rx_steering = true;
+    ovs_assert(pfc_mcq_decide(true, false, 4, &a) == PFC_MCQ_RX_STEERING);
+    ovs_assert(pfc_mcq_decide(false, false, 4, &a) == PFC_MCQ_OFF);
+    ovs_assert(strstr(pfc_mcq_describe(PFC_MCQ_RX_STEERING),
+                      "refused while options:rx-steering is set"));
 
     ovs_assert(!strcmp(pfc_mcq_describe(PFC_MCQ_OFF),
                        "read from the data rx queues"));

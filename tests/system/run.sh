@@ -33,7 +33,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        not_forwarded reconfig_held remove_held down_releases maxsleep_refresh remap_held hold_full tso_held
        copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
-       rxq_second mac_control_queue
+       rxq_second mac_control_queue mac_control_queue_rx_steering
        watchdog_drop watchdog_forward watchdog_no_false_alarm
        watchdog_alert_xon_storm watchdog_detection_time
        vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink
@@ -55,6 +55,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/classify.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/trust.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/dcbx.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/steer.sh"
 
 # Each test_* function runs in its own process (run.sh --one); it
 # returns nonzero on failure.  FAILS counts failed checks.
