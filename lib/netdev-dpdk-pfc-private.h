@@ -327,6 +327,8 @@ struct pfc_txq {
     struct netdev_dpdk_pfc *owner;  /* The QoS object of this tx queue. */
     struct pfc_holdq q[PFC_N_PRIOS];    /* Traffic class queues. */
     uint32_t n_held;                /* Packets in all of q[]. */
+    bool high_noted;                /* Tx queue 63 or up, counted in its
+                                     * object's n_high_holding. */
     uint8_t nonempty;               /* Traffic classes with packets in q[],
                                      * one bit per class. */
 
@@ -412,8 +414,10 @@ struct netdev_dpdk_pfc {
     struct pfc_port *port;          /* Bound port, NULL before bind. */
     struct pfc_txq *txq;            /* One per tx queue of the port. */
     int n_txq;                      /* Elements in 'txq' (0 before bind). */
-    atomic_uint64_t holding;        /* Bit (qid % 64) set while tx queue
-                                     * qid may hold packets. */
+    atomic_uint64_t holding;        /* Bit qid set while tx queue qid may
+                                     * hold packets; bit 63 while any of
+                                     * tx queues 63 and up does. */
+    atomic_uint32_t n_high_holding; /* Tx queues 63 and up that hold. */
 
     /* ETS (lib/pfc-ets.h). */
     struct pfc_ets_params ets;      /* In force: written with every
@@ -643,22 +647,42 @@ pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
     pfc_txq_count_held(t, h, -1);
 }
 
-/* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets. */
+/* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets.  Bit
+ * 63 stands for tx queues 63 and up: it is set while any of them holds
+ * (pfc->n_high_holding), and cleared once none does.  The caller holds
+ * t->lock. */
 static inline void
-pfc_note_holding(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
+pfc_note_holding(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
 {
     int qid = t - pfc->txq;
     uint64_t bit = UINT64_C(1) << MIN(qid, 63);
     uint64_t orig;
+    uint32_t n;
 
-    if (t->n_held) {
-        atomic_read_relaxed(&pfc->holding, &orig);
-        if (!(orig & bit)) {
-            atomic_or_relaxed(&pfc->holding, bit, &orig);
+    if (qid < 63) {
+        if (t->n_held) {
+            atomic_read_relaxed(&pfc->holding, &orig);
+            if (!(orig & bit)) {
+                atomic_or_relaxed(&pfc->holding, bit, &orig);
+            }
+        } else {
+            atomic_and_relaxed(&pfc->holding, ~bit, &orig);
         }
-    } else if (qid < 63) {
-        /* Bit 63 is shared by tx queues 63 and up: never cleared. */
-        atomic_and_relaxed(&pfc->holding, ~bit, &orig);
+    } else if (t->n_held && !t->high_noted) {
+        t->high_noted = true;
+        atomic_add(&pfc->n_high_holding, 1, &n);
+        atomic_or(&pfc->holding, bit, &orig);
+    } else if (!t->n_held && t->high_noted) {
+        t->high_noted = false;
+        atomic_sub(&pfc->n_high_holding, 1, &n);
+        if (n == 1) {
+            atomic_and(&pfc->holding, ~bit, &orig);
+            /* Another of them may have started holding meanwhile. */
+            atomic_read(&pfc->n_high_holding, &n);
+            if (n) {
+                atomic_or(&pfc->holding, bit, &orig);
+            }
+        }
     }
 }
 

@@ -836,10 +836,10 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
 
 /* Hands the 'cnt' packets in 'pkts' to tx queue 'qid' of 'port_id', retrying
  * while the driver takes some, as netdev-dpdk does.  With userspace TSO, the
- * packets are prepared first and those after the first one the driver
- * rejects are freed: '*n_bad' counts them.  Returns how many the driver took;
- * the others, pkts[sent] up to the prepared count 'cnt - *n_bad', are left
- * to the caller. */
+ * packets are prepared first: each one that fails preparation is freed
+ * ('*n_bad' counts them), and the others are compacted, in order, at the
+ * head of 'pkts'.  Returns how many the driver took; the others, pkts[sent]
+ * up to the prepared count 'cnt - *n_bad', are left to the caller. */
 static inline int ALWAYS_INLINE
 pfc_tx_burst(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
              int cnt, int *n_bad)
@@ -851,13 +851,22 @@ pfc_tx_burst(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
     *n_bad = 0;
     if (OVS_UNLIKELY(pfc_tx_prepare_needed()) && cnt
         && !pfc_port_is_vhost(port)) {
-        n = rte_eth_tx_prepare(port_id, qid, pkts, cnt);
-        if (n < cnt) {
-            VLOG_WARN_RL(&rl, "dpdk port %"PRIu16": %d of %d packets fail "
-                         "tx preparation: %s", port_id, cnt - n, cnt,
-                         rte_strerror(rte_errno));
-            rte_pktmbuf_free_bulk(&pkts[n], cnt - n);
-            *n_bad = cnt - n;
+        /* rte_eth_tx_prepare() stops at the first packet that fails: free
+         * that one only, and prepare the packets behind it. */
+        n = 0;
+        for (int i = 0; i < cnt; ) {
+            uint16_t k = rte_eth_tx_prepare(port_id, qid, &pkts[i], cnt - i);
+
+            memmove(&pkts[n], &pkts[i], k * sizeof *pkts);
+            n += k;
+            i += k;
+            if (i < cnt) {
+                VLOG_WARN_RL(&rl, "dpdk port %"PRIu16": a packet fails tx "
+                             "preparation: %s", port_id,
+                             rte_strerror(rte_errno));
+                rte_pktmbuf_free(pkts[i++]);
+                (*n_bad)++;
+            }
         }
     }
     while (sent < n) {

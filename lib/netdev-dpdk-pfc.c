@@ -407,34 +407,6 @@ pfc_ring_limits_get(uint16_t port_id, struct pfc_ring_limits *lim)
     return true;
 }
 
-/* Driver policy: what DPDK drivers of physical NICs are known to do with
- * the requests of pfc_mac_control_setup() beyond what they answer, by
- * rte_eth_dev_info's driver_name (enum pfc_driver_quirk).  mlx5 does PFC
- * in the kernel or firmware only and ignores mac_ctrl_frame_fwd, as dpaa
- * does; ice honours it only on E830, and not for PFC frames; i40e installs
- * a tx filter for EtherType 0x8808 at init. */
-static const struct {
-    const char *driver;
-    uint8_t quirks;
-} pfc_driver_policy[] = {
-    { "mlx5_pci", PFC_QUIRK_IGNORES_FWD },
-    { "net_dpaa", PFC_QUIRK_IGNORES_FWD },
-    { "net_ice", PFC_QUIRK_IGNORES_FWD },
-    { "net_i40e", PFC_QUIRK_TX_DROPS },
-};
-
-/* Returns the enum pfc_driver_quirk bits of DPDK driver 'driver'. */
-static uint8_t
-pfc_driver_quirks(const char *driver)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(pfc_driver_policy); i++) {
-        if (driver && !strcmp(driver, pfc_driver_policy[i].driver)) {
-            return pfc_driver_policy[i].quirks;
-        }
-    }
-    return 0;
-}
-
 /* Makes the NIC of 'port_id', whose driver is 'driver', pass MAC Control
  * frames to software if it must be asked (pfc_mac_control_needs_nic()):
  * 802.3x flow control off and mac_ctrl_frame_fwd on, and
@@ -1410,14 +1382,21 @@ pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
         pfc_count(&to->tx_full_held, d);
         pfc_txq_destroy(from, NULL);
     }
+    uint32_t n_high = 0;
+
     for (int i = 0; i < n; i++) {
         if (txq[i].n_held) {
             holding |= UINT64_C(1) << MIN(i, 63);
+            if (i >= 63) {
+                txq[i].high_noted = true;
+                n_high++;
+            }
         }
     }
     free_cacheline(pfc->txq);
     pfc->txq = txq;
     pfc->n_txq = n;
+    atomic_store_relaxed(&pfc->n_high_holding, n_high);
     atomic_store_relaxed(&pfc->holding, holding);
 }
 

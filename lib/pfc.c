@@ -939,15 +939,54 @@ pfc_driver_is_virtual(const char *driver)
     return false;
 }
 
+/* The driver policy, by rte_eth_dev_info's driver_name (enum
+ * pfc_driver_quirk).  Known to forward MAC Control frames when asked: the
+ * drivers whose mac_ctrl_frame_fwd sets the MAC's "pass control frames"
+ * bit, e1000 em, igb and igc (RCTL.PMCF), ixgbe (MFLCN.PMCF), i40e (and it
+ * clears "discard pause frames"), txgbe and ngbe.  i40e also installs a tx
+ * filter for EtherType 0x8808 at init: it sends none.  mlx5 does PFC in the
+ * kernel or firmware only and ignores mac_ctrl_frame_fwd, as dpaa does; ice
+ * honours it only on E830, and not for PFC frames.  Any other physical
+ * driver (ice_dcf, mlx4, bnxt, cnxk, hns3, sfc...) is unknown. */
+static const struct {
+    const char *driver;
+    uint8_t quirks;
+} pfc_driver_policy[] = {
+    { "net_e1000_em", PFC_QUIRK_FORWARDS },
+    { "net_e1000_igb", PFC_QUIRK_FORWARDS },
+    { "net_igc", PFC_QUIRK_FORWARDS },
+    { "net_ixgbe", PFC_QUIRK_FORWARDS },
+    { "net_i40e", PFC_QUIRK_FORWARDS | PFC_QUIRK_TX_DROPS },
+    { "net_txgbe", PFC_QUIRK_FORWARDS },
+    { "net_ngbe", PFC_QUIRK_FORWARDS },
+    { "mlx5_pci", PFC_QUIRK_IGNORES_FWD },
+    { "net_dpaa", PFC_QUIRK_IGNORES_FWD },
+    { "net_ice", PFC_QUIRK_IGNORES_FWD },
+};
+
+/* Returns the enum pfc_driver_quirk bits of DPDK driver 'driver' (0 for a
+ * driver the policy does not know, or NULL). */
+uint8_t
+pfc_driver_quirks(const char *driver)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(pfc_driver_policy); i++) {
+        if (driver && !strcmp(driver, pfc_driver_policy[i].driver)) {
+            return pfc_driver_policy[i].quirks;
+        }
+    }
+    return 0;
+}
+
 /* Returns true if the NIC of a port with driver 'driver' must be asked to pass
- * MAC Control frames to software before PFC can work on it: a physical NIC,
- * unless the operator set mac-control=trust ('trust'), or unless its driver
- * is known to ignore the request ('quirks' has PFC_QUIRK_IGNORES_FWD): then
- * nothing on the NIC is changed, and pfc_mac_control_decide() refuses. */
+ * MAC Control frames to software before PFC can work on it: a physical NIC
+ * whose driver is known to forward them ('quirks' has PFC_QUIRK_FORWARDS),
+ * unless the operator set mac-control=trust ('trust').  Any other physical
+ * NIC is not touched, and pfc_mac_control_decide() refuses it. */
 bool
 pfc_mac_control_needs_nic(const char *driver, bool trust, uint8_t quirks)
 {
     return (!pfc_driver_is_virtual(driver) && !trust
+            && (quirks & PFC_QUIRK_FORWARDS)
             && !(quirks & PFC_QUIRK_IGNORES_FWD));
 }
 
@@ -955,7 +994,8 @@ pfc_mac_control_needs_nic(const char *driver, bool trust, uint8_t quirks)
  * 'driver', known for 'quirks' (enum pfc_driver_quirk), with
  * mac-control=trust if 'trust', given what the driver answered ('answers',
  * ignored unless pfc_mac_control_needs_nic()).  mac-control=trust overrides
- * every quirk.  On PFC_MAC_CONTROL_REFUSED, stores in '*reason' a message,
+ * every quirk.  A physical NIC whose driver is not known to forward MAC
+ * Control frames (PFC_QUIRK_FORWARDS) is refused.  On PFC_MAC_CONTROL_REFUSED, stores in '*reason' a message,
  * for the log and pfc/show, that names the driver and the DPDK call that
  * failed, or what the driver is known to do; the caller frees it.
  * Otherwise '*reason' is NULL. */
@@ -980,6 +1020,15 @@ pfc_mac_control_decide(const char *driver, bool trust, uint8_t quirks,
                             "switch. Configure PFC on the NIC itself, or "
                             "set other_config:mac-control=trust only if "
                             "you made sure they do",
+                            driver ? driver : "(unknown)");
+        return PFC_MAC_CONTROL_REFUSED;
+    }
+    if (!(quirks & PFC_QUIRK_FORWARDS)) {
+        *reason = xasprintf("driver %s is not known to pass MAC Control "
+                            "frames to software (a driver may accept "
+                            "mac_ctrl_frame_fwd and ignore it): PFC frames "
+                            "might never reach this switch. Set other_config:"
+                            "mac-control=trust only if you made sure they do",
                             driver ? driver : "(unknown)");
         return PFC_MAC_CONTROL_REFUSED;
     }

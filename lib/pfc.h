@@ -752,9 +752,16 @@ enum pfc_mac_control {
                                  * XOFF. */
 };
 
-/* What is known of a DPDK driver beyond what it answers: the glue's driver
- * policy table (pfc_driver_quirks()) gives these bits per driver name. */
+/* What is known of a DPDK driver beyond what it answers: the driver policy
+ * table (pfc_driver_quirks()) gives these bits per driver name.  It is an
+ * allowlist: a physical NIC whose driver is not known to forward MAC
+ * Control frames (PFC_QUIRK_FORWARDS) is refused unless mac-control=trust,
+ * since a driver may accept the request and ignore it. */
 enum pfc_driver_quirk {
+    PFC_QUIRK_FORWARDS = 1 << 2,    /* Known to pass received MAC Control
+                                     * frames to software when asked
+                                     * (mac_ctrl_frame_fwd sets the MAC's
+                                     * "pass control frames" bit). */
     PFC_QUIRK_IGNORES_FWD = 1 << 0, /* Accepts mac_ctrl_frame_fwd and
                                      * ignores it: received PFC frames never
                                      * reach software (mlx5 and dpaa; ice,
@@ -780,6 +787,7 @@ struct pfc_mac_control_answers {
 };
 
 bool pfc_driver_is_virtual(const char *driver);
+uint8_t pfc_driver_quirks(const char *driver);
 bool pfc_mac_control_needs_nic(const char *driver, bool trust,
                                uint8_t quirks);
 enum pfc_mac_control pfc_mac_control_decide(

@@ -992,7 +992,9 @@ expect_mac_control_refused(const char *driver,
 {
     char *reason;
 
-    ovs_assert(pfc_mac_control_decide(driver, false, 0, answers, &reason)
+    ovs_assert(pfc_mac_control_decide(driver, false,
+                                      pfc_driver_quirks(driver), answers,
+                                      &reason)
                == PFC_MAC_CONTROL_REFUSED);
     ovs_assert(strstr(reason, driver) && strstr(reason, call)
                && strstr(reason, "mac-control=trust"));
@@ -1001,9 +1003,10 @@ expect_mac_control_refused(const char *driver,
 
 /* pfc_mac_control_decide(): virtual devices need nothing, trust skips the
  * NIC, and a driver that refuses any step refuses PFC with a reason that
- * names the driver and the call.  The driver policy: a driver known to
- * ignore mac_ctrl_frame_fwd is not asked and is refused unless trusted; one
- * that drops transmitted MAC Control frames runs receive only. */
+ * names the driver and the call.  The driver policy is an allowlist: a
+ * driver known to ignore mac_ctrl_frame_fwd, or not known to forward MAC
+ * Control frames, is not asked and is refused unless trusted; one that
+ * drops transmitted MAC Control frames runs receive only. */
 static void
 test_mac_control(void)
 {
@@ -1019,23 +1022,55 @@ test_mac_control(void)
     ovs_assert(!pfc_driver_is_virtual("mlx5_pci"));
     ovs_assert(!pfc_driver_is_virtual(NULL));
 
+    uint8_t fwd = PFC_QUIRK_FORWARDS;
+
     ovs_assert(!pfc_mac_control_needs_nic("net_pcap", false, 0));
-    ovs_assert(!pfc_mac_control_needs_nic("net_ixgbe", true, 0));
-    ovs_assert(pfc_mac_control_needs_nic("net_ixgbe", false, 0));
+    ovs_assert(!pfc_mac_control_needs_nic("net_ixgbe", true, fwd));
+    ovs_assert(pfc_mac_control_needs_nic("net_ixgbe", false, fwd));
 
     ovs_assert(pfc_mac_control_decide("net_ring", false, 0, &ok, &reason)
                == PFC_MAC_CONTROL_VIRTUAL && !reason);
     ovs_assert(pfc_mac_control_decide("mlx5_pci", true, 0, &ok, &reason)
                == PFC_MAC_CONTROL_TRUSTED && !reason);
-    ovs_assert(pfc_mac_control_decide("net_ixgbe", false, 0, &ok, &reason)
+    ovs_assert(pfc_mac_control_decide("net_ixgbe", false, fwd, &ok, &reason)
                == PFC_MAC_CONTROL_NIC && !reason);
 
+    /* The allowlist. */
+    static const char *const known[] = {
+        "net_e1000_em", "net_e1000_igb", "net_igc", "net_ixgbe", "net_i40e",
+        "net_txgbe", "net_ngbe",
+    };
+    static const char *const unknown[] = {
+        "net_ice_dcf", "net_mlx4", "net_bnxt", "net_cnxk", "net_hns3",
+        "net_sfc_efx", "net_foo", NULL,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
+        ovs_assert(pfc_driver_quirks(known[i]) & PFC_QUIRK_FORWARDS);
+        ovs_assert(pfc_mac_control_needs_nic(known[i], false,
+                                             pfc_driver_quirks(known[i])));
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(unknown); i++) {
+        uint8_t q = pfc_driver_quirks(unknown[i]);
+
+        ovs_assert(!q && !pfc_mac_control_needs_nic(unknown[i], false, q));
+        ovs_assert(pfc_mac_control_decide(unknown[i], false, q, &ok, &reason)
+                   == PFC_MAC_CONTROL_REFUSED);
+        ovs_assert(strstr(reason, "not known to pass MAC Control frames")
+                   && strstr(reason, "mac-control=trust"));
+        free(reason);
+        ovs_assert(pfc_mac_control_decide(unknown[i], true, q, &ok, &reason)
+                   == PFC_MAC_CONTROL_TRUSTED && !reason);
+    }
+    ovs_assert(pfc_driver_quirks("mlx5_pci") == PFC_QUIRK_IGNORES_FWD);
+    ovs_assert(pfc_driver_quirks("net_i40e") & PFC_QUIRK_TX_DROPS);
+
     a = ok;
-    a.flow_ctrl_set = -EINVAL;          /* cnxk, hns3, sfc... */
-    expect_mac_control_refused("net_cnxk", &a, "rte_eth_dev_flow_ctrl_set()");
+    a.flow_ctrl_set = -EINVAL;
+    expect_mac_control_refused("net_ixgbe", &a,
+                               "rte_eth_dev_flow_ctrl_set()");
     a = ok;
     a.flow_ctrl_get = -ENOTSUP;
-    expect_mac_control_refused("net_foo", &a, "rte_eth_dev_flow_ctrl_get()");
+    expect_mac_control_refused("net_igc", &a, "rte_eth_dev_flow_ctrl_get()");
     a = ok;
     a.allmulticast = -EIO;
     expect_mac_control_refused("net_e1000_igb", &a,
@@ -1066,15 +1101,14 @@ test_mac_control(void)
 
     /* A driver that drops transmitted MAC Control frames (i40e): asked as
      * any NIC; receive only if it agreed, refused if it did not. */
-    ovs_assert(pfc_mac_control_needs_nic("net_i40e", false,
-                                         PFC_QUIRK_TX_DROPS));
-    ovs_assert(pfc_mac_control_decide("net_i40e", false, PFC_QUIRK_TX_DROPS,
-                                      &ok, &reason)
+    uint8_t i40e = pfc_driver_quirks("net_i40e");
+
+    ovs_assert(pfc_mac_control_needs_nic("net_i40e", false, i40e));
+    ovs_assert(pfc_mac_control_decide("net_i40e", false, i40e, &ok, &reason)
                == PFC_MAC_CONTROL_RX_ONLY && !reason);
     a = ok;
     a.flow_ctrl_set = -EIO;
-    ovs_assert(pfc_mac_control_decide("net_i40e", false, PFC_QUIRK_TX_DROPS,
-                                      &a, &reason)
+    ovs_assert(pfc_mac_control_decide("net_i40e", false, i40e, &a, &reason)
                == PFC_MAC_CONTROL_REFUSED);
     free(reason);
     ovs_assert(strstr(pfc_mac_control_name(PFC_MAC_CONTROL_RX_ONLY),

@@ -503,7 +503,8 @@ run vsctl set Port $PORT qos=@q -- --id=@q create QoS type=pfc \
 
 show=
 for _ in $(seq 50); do
-    show=$(ovs-appctl --timeout=30 pfc/show $PORT 2>&1) && break
+    show=$(ovs-appctl --timeout=30 pfc/show $PORT 2>&1) \
+        && echo "$show" | grep -q 'pfc-enable:' && break
     sleep 0.2
 done
 echo "$show" >>"$log"
