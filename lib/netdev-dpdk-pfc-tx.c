@@ -853,8 +853,10 @@ pfc_tx_burst(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
         && !pfc_port_is_vhost(port)) {
         /* rte_eth_tx_prepare() stops at the first packet that fails: free
          * that one only, and prepare the packets behind it. */
+        int i = 0;
+
         n = 0;
-        for (int i = 0; i < cnt; ) {
+        while (i < cnt) {
             uint16_t k = rte_eth_tx_prepare(port_id, qid, &pkts[i], cnt - i);
 
             memmove(&pkts[n], &pkts[i], k * sizeof *pkts);

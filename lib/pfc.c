@@ -995,10 +995,11 @@ pfc_mac_control_needs_nic(const char *driver, bool trust, uint8_t quirks)
  * mac-control=trust if 'trust', given what the driver answered ('answers',
  * ignored unless pfc_mac_control_needs_nic()).  mac-control=trust overrides
  * every quirk.  A physical NIC whose driver is not known to forward MAC
- * Control frames (PFC_QUIRK_FORWARDS) is refused.  On PFC_MAC_CONTROL_REFUSED, stores in '*reason' a message,
- * for the log and pfc/show, that names the driver and the DPDK call that
- * failed, or what the driver is known to do; the caller frees it.
- * Otherwise '*reason' is NULL. */
+ * Control frames (PFC_QUIRK_FORWARDS) is refused.  On
+ * PFC_MAC_CONTROL_REFUSED, stores in '*reason' a message, for the log and
+ * pfc/show, that names the driver and the DPDK call that failed, or what
+ * the driver is known to do; the caller frees it.  Otherwise '*reason' is
+ * NULL. */
 enum pfc_mac_control
 pfc_mac_control_decide(const char *driver, bool trust, uint8_t quirks,
                        const struct pfc_mac_control_answers *answers,
