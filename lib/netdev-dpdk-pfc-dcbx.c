@@ -336,11 +336,11 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
             pfc_ets_update(port->conf);
         }
 
-        if (app_changed && port->conf) {
+        if (app_changed) {
             VLOG_INFO("%s: DCBX: operational DSCP map: %s", name,
                       app_adopted ? "the partner's Application Priority "
                       "entries over dscp-map" : "dscp-map");
-            pfc_cls_publish(port, port->conf);
+            pfc_cls_publish(port);
         }
         if (old != oper) {
             VLOG_INFO("%s: DCBX: the partner's Time To Live ran out: "

@@ -254,8 +254,10 @@ struct pfc_port {
     OVSRCU_TYPE(const struct pfc_classifier *) cls; /* The ingress rule in
                                          * force (trust, default-priority,
                                          * dscp-map): a copy of conf->cls,
-                                         * replaced and freed by RCU
-                                         * (pfc_bind__()). */
+                                         * with DCBX's operational DSCP map
+                                         * if it adopted the partner's;
+                                         * replaced under 'lock' and freed
+                                         * by RCU (pfc_cls_publish()). */
     atomic_uint64_t wd_tx_dropped[PFC_N_PRIOS];   /* Packets of a stormed
                                                    * priority dropped at
                                                    * this egress (drop). */
@@ -308,7 +310,7 @@ struct pfc_port {
     long long int ets_shown_ms;         /* time_msec() of it. */
 };
 
-void pfc_cls_publish(struct pfc_port *, const struct netdev_dpdk_pfc *);
+void pfc_cls_publish(struct pfc_port *);
 
 extern struct pfc_port pfc_ports[PFC_N_PORTS];
 

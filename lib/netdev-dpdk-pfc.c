@@ -558,8 +558,6 @@ struct pfc_bind {
     char driver[MEMBER_SIZEOF(struct pfc_port, driver)];
     struct pfc_ring_limits ring_lim;    /* The driver's tx ring limits, */
     bool ring_lim_known;                /* if it gave them. */
-    struct pfc_classifier *cls;         /* The ingress rule to publish, or
-                                         * NULL if the port's is the same. */
     uint8_t max_lossless;               /* The most lossless priorities
                                          * whose headroom fits (DCBX). */
 };
@@ -771,7 +769,6 @@ pfc_port_reset(struct pfc_port *port)
     pfc_xoff_init(&port->xoff);
     port->mcq = PFC_MCQ_OFF;
     atomic_store_relaxed(&port->mcq_queue, -1);
-    port->mcq_flow = NULL;      /* Destroyed before the port stopped. */
     memset(&port->counters, 0, sizeof port->counters);
     atomic_store_relaxed(&port->tx_mac_control_filtered, 0);
     atomic_store_relaxed(&port->tx_lldp_filtered, 0);
@@ -845,47 +842,70 @@ pfc_bind_port_state(struct pfc_port *port,
     return old_error;
 }
 
-/* Stores in '*c' the ingress rule of 'port' with 'pfc' as its QoS object:
- * pfc->cls, with the operational DSCP map of DCBX when the port adopted
- * its partner's Application Priority entries (trust=dscp, dcbx-willing).
- * Takes port->lock.  Main thread. */
+/* Stores in '*c' the ingress rule in force on a port whose QoS object's rule
+ * is 'base' (pfc->cls), with DCBX on if 'dcbx': 'base', with DCBX's
+ * operational DSCP map 'dscp_oper' when the port adopted its partner's
+ * Application Priority entries ('adopted'; trust=dscp, dcbx-willing). */
 static void
-pfc_cls_in_force(const struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
+pfc_cls_in_force(const struct pfc_classifier *base, bool dcbx, bool adopted,
+                 const uint8_t dscp_oper[PFC_N_DSCP],
                  struct pfc_classifier *c)
 {
-    uint8_t map[PFC_N_DSCP];
-    bool adopted;
-
-    *c = pfc->cls;
-    if (!pfc->cfg.dcbx || c->trust != PFC_TRUST_DSCP) {
-        return;
-    }
-    rte_spinlock_lock(&port->lock);
-    adopted = port->dcbx.app_adopted;
-    memcpy(map, port->dcbx.dscp_oper, sizeof map);
-    rte_spinlock_unlock(&port->lock);
-    if (adopted) {
-        pfc_classifier_init(c, c->trust, c->default_prio, map);
+    *c = *base;
+    if (dcbx && adopted && c->trust == PFC_TRUST_DSCP) {
+        pfc_classifier_init(c, c->trust, c->default_prio, dscp_oper);
     }
 }
 
-/* Publishes to PMD threads, by RCU, the ingress rule in force on 'port',
- * whose QoS object is 'pfc' (pfc_cls_in_force()), if it changed.  Main
- * thread, port->lock not held. */
-void
-pfc_cls_publish(struct pfc_port *port, const struct netdev_dpdk_pfc *pfc)
+/* Makes 'new', allocated by the caller, the ingress rule of 'port' that PMD
+ * threads read (RCU), unless the one in force is equal: then frees 'new'.
+ * The old rule is freed after a grace period.  Takes port->lock, so that
+ * the main thread and the thread that rebinds a port whose link came up
+ * never both replace, and free, the same rule. */
+static void
+pfc_cls_swap(struct pfc_port *port, struct pfc_classifier *new)
 {
-    const struct pfc_classifier *old
-        = ovsrcu_get_protected(const struct pfc_classifier *, &port->cls);
-    struct pfc_classifier c;
+    const struct pfc_classifier *old;
+    bool same;
 
-    pfc_cls_in_force(pfc, port, &c);
-    if (!old || memcmp(old, &c, sizeof c)) {
-        ovsrcu_set(&port->cls, xmemdup(&c, sizeof c));
-        if (old) {
-            ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *, old));
-        }
+    rte_spinlock_lock(&port->lock);
+    old = ovsrcu_get_protected(const struct pfc_classifier *, &port->cls);
+    same = old && !memcmp(old, new, sizeof *new);
+    if (!same) {
+        ovsrcu_set(&port->cls, new);
     }
+    rte_spinlock_unlock(&port->lock);
+    if (same) {
+        free(new);
+    } else if (old) {
+        ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *, old));
+    }
+}
+
+/* Publishes to PMD threads the ingress rule in force on 'port'
+ * (pfc_cls_in_force()), from its QoS object and DCBX state read under
+ * port->lock, if it changed.  Does nothing if the port has no QoS object.
+ * Main thread, port->lock not held. */
+void
+pfc_cls_publish(struct pfc_port *port)
+{
+    uint8_t map[PFC_N_DSCP];
+    struct pfc_classifier base, c;
+    bool dcbx, adopted;
+
+    rte_spinlock_lock(&port->lock);
+    if (!port->conf) {
+        rte_spinlock_unlock(&port->lock);
+        return;
+    }
+    base = port->conf->cls;
+    dcbx = port->conf->cfg.dcbx;
+    adopted = port->dcbx.app_adopted;
+    memcpy(map, port->dcbx.dscp_oper, sizeof map);
+    rte_spinlock_unlock(&port->lock);
+
+    pfc_cls_in_force(&base, dcbx, adopted, map, &c);
+    pfc_cls_swap(port, xmemdup(&c, sizeof c));
 }
 
 /* Makes 'pfc', with the limits and thresholds in 'b', the QoS object of
@@ -918,9 +938,6 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
     pfc_dcbx_bind(pfc, port, first, b->max_lossless);
     pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
     port->wd_params.guest = pfc_port_is_vhost(port);
-    if (b->cls) {
-        ovsrcu_set(&port->cls, b->cls);
-    }
     pfc_wd_publish(port);
     pfc->thr = b->thr;
     pfc->xparams = (struct pfc_xoff_params) {
@@ -1005,23 +1022,14 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         return error;
     }
 
-    /* The ingress rule, published by RCU: only the main thread writes
-     * it. */
-    const struct pfc_classifier *old_cls
-        = ovsrcu_get_protected(const struct pfc_classifier *, &b.port->cls);
-    struct pfc_classifier cls;
-
-    pfc_cls_in_force(pfc, b.port, &cls);
-    b.cls = (!old_cls || memcmp(old_cls, &cls, sizeof *old_cls)
-             ? xmemdup(&cls, sizeof cls) : NULL);
-
     rte_spinlock_lock(&b.port->lock);
     old_error = pfc_bind_port_state(b.port, info, &b);
     pfc_bind_publish(pfc, b.port, &b, first);
     rte_spinlock_unlock(&b.port->lock);
-    if (b.cls && old_cls) {
-        ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *, old_cls));
-    }
+
+    /* The ingress rule, published by RCU, once DCBX decided on the new
+     * object's configuration. */
+    pfc_cls_publish(b.port);
     pfc_pool_resize();
     free(old_error);
     return 0;

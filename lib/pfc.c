@@ -1126,8 +1126,8 @@ pfc_mcq_describe(enum pfc_mcq mcq)
         return ("read from the data rx queues (the driver refused an "
                 "rte_flow rule for EtherType 0x8808)");
     case PFC_MCQ_RX_STEERING:
-        return ("read from the data rx queues (mac-control-queue is refused "
-                "while options:rx-steering is set: Open vSwitch's rx "
+        return ("read from the data rx queues (mac-control-queue does not "
+                "apply while options:rx-steering is set: Open vSwitch's rx "
                 "steering owns the last rx queue and the port's rte_flow "
                 "rules)");
     case PFC_MCQ_OFF:

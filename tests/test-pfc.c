@@ -1723,7 +1723,7 @@ test_mcq(void)
     ovs_assert(pfc_mcq_decide(true, false, 4, &a) == PFC_MCQ_RX_STEERING);
     ovs_assert(pfc_mcq_decide(false, false, 4, &a) == PFC_MCQ_OFF);
     ovs_assert(strstr(pfc_mcq_describe(PFC_MCQ_RX_STEERING),
-                      "refused while options:rx-steering is set"));
+                      "does not apply while options:rx-steering is set"));
 
     ovs_assert(!strcmp(pfc_mcq_describe(PFC_MCQ_OFF),
                        "read from the data rx queues"));

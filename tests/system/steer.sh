@@ -34,9 +34,9 @@ test_mac_control_queue_rx_steering() {
     pfc_log "Open vSwitch $((v / 100)).$((v % 100)): $line"
     if [ "$v" -ge 303 ]; then
         run_or_fail "pfc/show: mac-control-queue refused beside rx-steering" \
-            grep -q "mac-control-queue is refused while options:rx-steering is set" \
+            grep -q "mac-control-queue does not apply while options:rx-steering is set" \
             <<<"$line"
-        wait_log "dpdk-b: PFC: mac-control-queue=true, but MAC Control frames are read from the data rx queues (mac-control-queue is refused while" \
+        wait_log "dpdk-b: PFC: mac-control-queue=true, but MAC Control frames are read from the data rx queues (mac-control-queue does not apply while" \
             "WARN for rx-steering"
         # Without rx-steering, the driver's own limit again.
         pfc_vsctl remove Interface dpdk-b options rx-steering || return 1
