@@ -139,18 +139,22 @@ void
 pfc_rx_classify_guest(const struct pfc_classifier *c, struct rte_mbuf **pkts,
                       int cnt)
 {
-    static const struct pfc_classifier untrusted = {
-        .trust = PFC_TRUST_NONE,
-        .dscp_default = true,
-    };
+    const int off = pfc_mark_offset;
 
-    if (!c) {
-        for (int i = 0; i < cnt; i++) {
-            pfc_clear_pcp(rte_pktmbuf_mtod(pkts[i], uint8_t *),
-                          rte_pktmbuf_data_len(pkts[i]));
+    if (c) {
+        pfc_rx_classify(c, pkts, cnt);
+        return;
+    }
+    /* One pass: the PCP cleared, priority 0 marked. */
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        pfc_clear_pcp(rte_pktmbuf_mtod(m, uint8_t *),
+                      rte_pktmbuf_data_len(m));
+        if (OVS_LIKELY(off >= 0)) {
+            *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = PFC_MARK_VALID;
         }
     }
-    pfc_rx_classify(c ? c : &untrusted, pkts, cnt);
 }
 
 /* Packets that one rx poll reads at most (NETDEV_MAX_BURST).  A poll that

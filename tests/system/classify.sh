@@ -424,8 +424,9 @@ classify_app_held() {
 # Once lldpd's TTL runs out, DSCP 10 is priority 1 again (DSCP / 8), which
 # A does not pause.
 test_classify_dcbx_app() {
-    local sock=$PFC_TMP/lldpd.sock out i
+    local sock out i
     pfc_setup "$OVS" || return 1
+    sock=$PFC_TMP/lldpd.sock
     pfc_qos dpdk-a pfc-enable=3 link-speed=10M || return 1
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M dcbx=ieee dcbx-willing=true \
         trust=dscp lldp-tx-interval=1 || return 1
@@ -572,9 +573,10 @@ queues, a burst of 32 each)" "$(cat "$PFC_TMP/over_bound")" -le 64
 # C resume, each gets every frame, once and in order, and nothing was
 # dropped: not a copy (pfc_hold_drops), not for headroom.
 test_classify_flood_copies() {
-    local rec_b=$PFC_TMP/flood_b.json rec_c=$PFC_TMP/flood_c.json pb pc
-    local x rc
+    local rec_b rec_c pb pc x rc
     pfc_setup "$OVS" || return 1
+    rec_b=$PFC_TMP/flood_b.json
+    rec_c=$PFC_TMP/flood_c.json
     pfc_net_add_c || return 1
     pfc_port_c || return 1
     pfc_ofctl del-flows br0 || return 1

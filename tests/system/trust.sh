@@ -10,18 +10,10 @@
 # Copyright (c) 2026 The OVS PFC authors.
 # Licensed under the Apache License, Version 2.0.
 
-# trust_guest_setup: pfc_setup, namespace C and guest 0 on vhost0 (of type
-# dpdkvhostuser, no QoS), and no flows.
+# trust_guest_setup: vhost_setup (run.sh: pfc_setup, namespace C and guest 0
+# on vhost0, of type dpdkvhostuser, no QoS), without its flows.
 trust_guest_setup() {
-    pfc_setup "$OVS" || return 1
-    pfc_net_add_c || return 1
-    pfc_vsctl add-port br0 vhost0 -- set Interface vhost0 \
-        type=dpdkvhostuser || return 1
-    pfc_guest_start "$PFC_TMP/vhost0" || return 1
-    pfc_iface_ok vhost0 || return 1
-    pfc_guest_wait || return 1
-    wait_log "vHost Device .* has been added" "the guest attached to vhost0" \
-        || return 1
+    vhost_setup || return 1
     pfc_ofctl del-flows br0
 }
 
@@ -48,33 +40,37 @@ assert rows and not bad
 ' "$1" "$2" "$3"
 }
 
+# trust_access_send REC STREAM: B records into REC while the guest sends 50
+# priority-tagged frames (VID 0, PCP 3) of stream STREAM.
+trust_access_send() {
+    start_recv "$1"
+    trust_guest_send --streams "$2:3" --vlan 0 --count 50 --rate 500 \
+        || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$RECV_PID"
+}
+
 # A guest on an access port (tag=100) sends priority-tagged frames (VID 0,
 # PCP 3), switched by NORMAL to dpdk-b, a trunk.  Untrusted, they leave
 # dpdk-b as VID 100 with PCP 0; once vhost0 has QoS pfc with trust=pcp (and
 # no lossless priority), as VID 100 with PCP 3, as before.
 test_trust_guest_access() {
-    local rec=$PFC_TMP/access.json rec2=$PFC_TMP/access2.json
+    local rec rec2
     trust_guest_setup || return 1
+    rec=$PFC_TMP/access.json
+    rec2=$PFC_TMP/access2.json
     pfc_vsctl set Port vhost0 tag=100 || return 1
     pfc_ofctl add-flow br0 actions=NORMAL || return 1
     run_or_fail "pfc/show vhost0: untrusted" \
         grep -q "ingress: untrusted" <<<"$(pfc_show vhost0)"
-    start_recv "$rec"
-    trust_guest_send --streams 7:3 --vlan 0 --count 50 --rate 500 \
-        || FAILS=$((FAILS + 1))
-    sleep 0.5
-    pfc_stop_pid "$RECV_PID"
+    trust_access_send "$rec" 7
     trust_record_check "$rec" 7 "x[7] == 100 and x[3] == 0" \
         "untrusted guest: its PCP 3 frames left the trunk as VID 100, PCP 0"
 
     pfc_qos vhost0 trust=pcp || return 1
     run_or_fail "pfc/show vhost0: trust pcp" \
         grep -q "ingress: trust pcp" <<<"$(pfc_show vhost0)"
-    start_recv "$rec2"
-    trust_guest_send --streams 8:3 --vlan 0 --count 50 --rate 500 \
-        || FAILS=$((FAILS + 1))
-    sleep 0.5
-    pfc_stop_pid "$RECV_PID"
+    trust_access_send "$rec2" 8
     trust_record_check "$rec2" 8 "x[7] == 100 and x[3] == 3" \
         "trusted guest: its PCP 3 frames left the trunk as VID 100, PCP 3"
     [ "$FAILS" -eq 0 ]
@@ -85,8 +81,9 @@ test_trust_guest_access() {
 # rewrite-dscp=0:0 gives the outer header the DSCP of the packets' priority,
 # 0, as the docs tell an operator to do; the inner DSCP stays the guest's.
 test_trust_guest_tunnel() {
-    local rec=$PFC_TMP/tunnel.json
+    local rec
     trust_guest_setup || return 1
+    rec=$PFC_TMP/tunnel.json
     classify_vxlan_endpoint || return 1
     pfc_ofctl add-flow br0 in_port=vhost0,actions=output:vxlan0 \
         && pfc_ofctl add-flow br0 in_port=LOCAL,actions=output:dpdk-b \
