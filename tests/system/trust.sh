@@ -102,10 +102,10 @@ test_trust_guest_tunnel() {
 # trust_flood_incast PCP: the incast of classify.sh from PFC-honouring
 # senders A and D into dpdk-b, whose partner B pauses priority 3, while the
 # untrusted guest floods B with frames of PCP PCP (stream 90) at 2,000 a
-# second.  Writes the seconds for which the switch paused A and D, in all,
-# into $PFC_TMP/paused.PCP.
+# second.  Adds the seconds for which the switch paused A and D, in all, to
+# $PFC_TMP/paused.PCP.
 trust_flood_incast() {
-    local flood
+    local flood f=$PFC_TMP/paused.$1
     pfc_bg "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_C:$PFC_IF_C1" \
         --side A --src "$PFC_MAC_C" --streams "90:$1" --count 16000 \
         --rate 2000
@@ -113,16 +113,22 @@ trust_flood_incast() {
     sleep 0.5
     CLASSIFY_SENDER=D classify_incast tagged 8
     pfc_stop_pid "$flood"
-    "$PFC_PY" -c 'import json, sys
+    "$PFC_PY" -c 'import json, os, sys
 f = json.load(open(sys.argv[1]))
-print("%.3f" % (f["paused_s_at_A"] + f["paused_s_at_D"]))' \
-        "$PFC_TMP/incast.json" >"$PFC_TMP/paused.$1" \
-        || echo 0 >"$PFC_TMP/paused.$1"
+t = f["paused_s_at_A"] + f["paused_s_at_D"]
+if os.path.exists(sys.argv[2]):
+    t += float(open(sys.argv[2]).read())
+open(sys.argv[2], "w").write("%.3f" % t)' "$PFC_TMP/incast.json" "$f" \
+        || { pfc_log "FAIL: no paused time from the incast"; \
+             FAILS=$((FAILS + 1)); }
 }
 
 # An untrusted guest that floods PCP 3 beside legitimate lossless senders
-# buys nothing: A and D stay paused about as long as when the same flood is
-# PCP 0 (within 10%), and lose nothing.
+# buys nothing: A and D are paused no more than 10% longer than when the
+# same flood is PCP 0, and lose nothing (a trusted guest's flood doubles
+# their paused time).  Each load runs twice, alternately, so that one cycle
+# in which the CPU-starved senders missed an XOFF moves the sums by 6%, not
+# 12%.  Less paused time is no gain for the guest, so only more counts.
 test_trust_guest_flood() {
     local p0 p3 x
     trust_guest_setup || return 1
@@ -136,15 +142,16 @@ test_trust_guest_flood() {
     done
     pfc_ofctl add-flow br0 in_port=vhost0,actions=output:dpdk-b || return 1
     pfc_qos dpdk-b pfc-enable=3 link-speed=1G queue-size=200 || return 1
-    trust_flood_incast 0
-    trust_flood_incast 3
-    p0=$(cat "$PFC_TMP/paused.0")
-    p3=$(cat "$PFC_TMP/paused.3")
-    pfc_log "A and D paused in all: $p0 s with the guest's flood at PCP 0," \
-        "$p3 s at PCP 3"
-    run_or_fail "paused time with the flood at PCP 3 within 10% of PCP 0" \
+    for x in 0 3 0 3; do
+        trust_flood_incast "$x"
+    done
+    p0=$(cat "$PFC_TMP/paused.0" 2>/dev/null || echo 0)
+    p3=$(cat "$PFC_TMP/paused.3" 2>/dev/null || echo 0)
+    pfc_log "A and D paused in all, over two runs each: $p0 s with the" \
+        "guest's flood at PCP 0, $p3 s at PCP 3"
+    run_or_fail "paused time with the flood at PCP 3 at most 10% above PCP 0" \
         "$PFC_PY" -c 'import sys
 p0, p3 = float(sys.argv[1]), float(sys.argv[2])
-sys.exit(not (p0 > 0 and abs(p3 - p0) <= 0.1 * p0))' "$p0" "$p3"
+sys.exit(not (p0 > 0 and p3 <= 1.1 * p0))' "$p0" "$p3"
     [ "$FAILS" -eq 0 ]
 }
