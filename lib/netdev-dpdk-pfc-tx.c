@@ -40,6 +40,7 @@
 #include "ovs-atomic.h"
 #include "pfc.h"
 #include "pfc-compat.h"
+#include "pfc-send.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_tx);
@@ -395,28 +396,26 @@ pfc_shaper_charge(struct netdev_dpdk_pfc *pfc, uint64_t bytes)
     }
 }
 
-/* Of the held packets at the head of 'q', returns how many leave in one
- * burst (at most PFC_TX_BURST): those whose lengths fit in 'budget' bytes
- * (the scheduler's) while fewer than 'tokens' bytes (the shaper's) were
- * taken, and always the first.  Stores them in burst[]. */
+/* Of the held packets at the head of 'q', stores in burst[] those that
+ * leave in one burst, at most 'n' (<= PFC_TX_BURST), and returns how many
+ * they are: pfc_ets_burst() decides, from the scheduler's 'budget' and the
+ * shaper's 'tokens' (bytes). */
 static uint16_t
 pfc_burst_take(const struct pfc_holdq *q, uint16_t n, uint64_t budget,
                int64_t tokens, struct rte_mbuf **burst)
 {
-    uint64_t sum = 0;
-    uint16_t k;
+    uint32_t lens[PFC_TX_BURST];
+    int k;
 
     n = MIN(n, q->n);
     for (k = 0; k < n; k++) {
-        const struct pfc_held *h = pfc_holdq_peek(q, k);
-
-        if (k && (sum + h->len > budget || sum >= (uint64_t) tokens)) {
-            break;
-        }
-        sum += h->len;
-        burst[k] = h->pkt;
+        lens[k] = pfc_holdq_peek(q, k)->len;
     }
-    return k;
+    n = pfc_ets_burst(lens, n, budget, tokens);
+    for (k = 0; k < n; k++) {
+        burst[k] = pfc_holdq_peek(q, k)->pkt;
+    }
+    return n;
 }
 
 /* Takes the 'sent' packets at the head of 'q', class 'tc' of 't', off it
@@ -942,91 +941,85 @@ pfc_send_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             : pfc_service(pfc, t, mp, vid, *now));
 }
 
-/* Sorts the 'cnt' packets in 'pkts' that pfc_send__() sends on tx queue 't'
- * of 'pfc', whose traffic classes 'blocked' may not send at TSC 'now'.
- * Holds, in order, the packets whose class is blocked or already holds
- * packets on 't', behind those; frees those that the watchdog drops, and
- * those that their full class queue or the buffer refuses.  Compacts the
- * packets to send now at the head of 'pkts' and returns how many they are.
- * Counts in 's'.  Not called while no class is blocked, nothing is held on
- * 't' and no priority is stormed: then every packet is sent. */
-static int
-pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                  struct rte_mbuf **pkts, int cnt, uint8_t blocked,
-                  uint64_t now, struct pfc_send_tally *s)
+/* Reads the facts of tx queue 't' of 'pfc' that pfc_send_decide() needs,
+ * into 'f': the traffic classes 'blocked' may not send.  Reads the shaper's
+ * tokens at TSC '*now', first setting '*now' if it is 0, only if the port
+ * has a shaper. */
+static inline void
+pfc_send_facts(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
+               uint8_t blocked, uint64_t *now, struct pfc_send_facts *f)
 {
-    bool vhost = pfc_port_is_vhost(pfc->port);
-    /* The priorities whose class is paused or already holds packets:
-     * theirs are held, behind those.  Every priority, while a class that
-     * may send holds packets (the tx ring or the shaper made a backlog:
-     * the ETS scheduler chooses what leaves next, pfc_drain()), or while
-     * the shaper lacks the tokens for the batch.  On a vhost-user port,
-     * where a lossy priority that the guest refuses is dropped rather than
-     * held, only the shaper does that. */
-    uint8_t hold_tcs = blocked | t->nonempty;
-
-    if (!vhost && t->nonempty & ~blocked) {
-        hold_tcs = 0xff;
-    } else if (OVS_UNLIKELY(pfc->sparams.rate)) {
-        /* The batch leaves at once only if the shaper has the tokens for
-         * all of it: otherwise it is held, and pfc_drain() sends it, in
-         * order, as tokens come. */
-        uint64_t bytes = 0;
-
-        for (int i = 0; i < cnt; i++) {
-            bytes += rte_pktmbuf_pkt_len(pkts[i]);
+    f->prio_to_tc = pfc->cfg.prio_to_tc;
+    f->blocked = blocked;
+    f->nonempty = t->n_held ? t->nonempty : 0;
+    f->lossless = pfc->cfg.enabled;
+    f->wd_ignored = t->wd_ignored;
+    f->wd_dropped = t->wd_dropped;
+    f->vhost = pfc_port_is_vhost(pfc->port);
+    f->down = false;
+    f->tokens = INT64_MAX;
+    if (OVS_UNLIKELY(pfc->sparams.rate)) {
+        if (!*now) {
+            *now = rte_get_tsc_cycles();
         }
-        if (pfc_shaper_grant(pfc, now) < (int64_t) bytes) {
-            hold_tcs = 0xff;
-        }
+        f->tokens = pfc_shaper_grant(pfc, *now);
     }
+}
 
-    uint8_t hold_prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, hold_tcs);
-    uint8_t wd_ignored = t->wd_ignored, wd_dropped = t->wd_dropped;
+/* Applies pfc_send_decide()'s verdicts, for the tx queue 't' of 'pfc' whose
+ * facts are 'f', to the 'cnt' packets in 'pkts' (at most PFC_TX_BURST):
+ * holds, in order, those to hold, and frees those that the watchdog drops
+ * and those that their full class queue or the buffer refuses (hold drops),
+ * at TSC 'now'.  Compacts the packets to send now at the head of 'pkts' and
+ * returns how many they are.  Counts in 's'. */
+static int
+pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+               const struct pfc_send_facts *f, struct rte_mbuf **pkts,
+               int cnt, uint64_t now, struct pfc_send_tally *s)
+{
+    uint8_t prios[PFC_TX_BURST], verdicts[PFC_TX_BURST];
+    uint32_t lens[PFC_TX_BURST];
     struct rte_mbuf *to_free[PFC_TX_BURST];
     unsigned int n_free = 0;
     int kept = 0;
 
-    pfc_tally_prios(s);
+    for (int i = 0; i < cnt; i++) {
+        prios[i] = pfc_mbuf_priority(pkts[i]);
+    }
+    if (OVS_UNLIKELY(f->tokens != INT64_MAX)) {
+        for (int i = 0; i < cnt; i++) {
+            lens[i] = rte_pktmbuf_pkt_len(pkts[i]);
+        }
+    }
+    pfc_send_decide(f, prios, lens, cnt, verdicts);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
-        int prio = pfc_mbuf_priority(m);
+        int prio = prios[i];
 
-        if (OVS_UNLIKELY((wd_ignored >> prio) & 1)) {
-            if (vhost) {
-                /* A stormed guest: offered, never held.  Counted as
-                 * forwarded, unless it refuses it: then dropped,
-                 * below. */
-                s->wd_fwd[prio]++;
-                pkts[kept++] = m;
-                continue;
-            }
-            /* A stormed priority: dropped, or sent as if not paused
-             * (counted as forwarded when it leaves). */
-            if ((wd_dropped >> prio) & 1) {
-                s->wd_drops[prio]++;
-                rte_pktmbuf_free(m);
-                s->dropped++;
-                continue;
-            }
-        }
-        if (!((hold_prios >> prio) & 1)) {
-            /* Forwarded, unless the tx ring refuses it below. */
-            if (OVS_UNLIKELY(wd_ignored)) {
-                s->wd_fwd[prio] += (wd_ignored >> prio) & 1;
-            }
+        switch ((enum pfc_send_verdict) verdicts[i]) {
+        case PFC_SEND_TX:
+            /* Counted as forwarded during a storm, unless the tx ring
+             * refuses it (pfc_send_tx_full()). */
+            s->wd_fwd[prio] += (f->wd_ignored >> prio) & 1;
             pkts[kept++] = m;
-        } else if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
-            s->held++;
-        } else {
-            if (n_free < ARRAY_SIZE(to_free)) {
-                to_free[n_free++] = m;
-            } else {
-                rte_pktmbuf_free(m);
+            continue;
+        case PFC_SEND_HOLD:
+            if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
+                s->held++;
+                continue;
             }
             s->drops[prio]++;
-            s->dropped++;
+            break;
+        case PFC_SEND_DROP_STORM:
+            s->wd_drops[prio]++;
+            break;
+        case PFC_SEND_DROP_REFUSED:
+        case PFC_SEND_DROP_DOWN:
+        default:
+            OVS_NOT_REACHED();
         }
+        to_free[n_free++] = m;
+        s->dropped++;
     }
     if (n_free) {
         /* A paused class whose queue is full drops every packet: free
@@ -1036,59 +1029,97 @@ pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     return kept;
 }
 
-/* The 'cnt' packets in 'pkts', prepared, were refused by the full tx ring
- * of tx queue 't' of 'pfc' (or the guest's full virtqueue): holds them, in
- * order, behind nothing (their classes had no packets held, or they would
- * have been held by pfc_send_classify()), at TSC 'now'.  On a vhost port,
- * only the lossless priorities: a lossy one is dropped, as without PFC, and
- * so is a stormed priority.  Counts in 's'. */
-static void
-pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                 struct rte_mbuf **pkts, int cnt, uint64_t now,
-                 struct pfc_send_tally *s)
+/* Sorts the 'cnt' packets in 'pkts' that pfc_send__() sends on the tx queue
+ * 't' of 'pfc' whose facts are 'f', at TSC 'now' (pfc_send_decide(), one
+ * call per PFC_TX_BURST packets).  Compacts the packets to send now at the
+ * head of 'pkts' and returns how many they are.  Counts in 's'.  Not called
+ * while pfc_send_all_tx(): then every packet is sent. */
+static int
+pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                  struct pfc_send_facts *f, struct rte_mbuf **pkts, int cnt,
+                  uint64_t now, struct pfc_send_tally *s)
 {
-    bool vhost = pfc_port_is_vhost(pfc->port);
-    uint8_t lossy_refused = vhost ? (uint8_t) ~pfc->cfg.enabled : 0;
-    uint8_t down;
+    int kept = 0;
 
-    atomic_read_relaxed(&pfc->port->down, &down);
-    if (OVS_UNLIKELY(down)) {
-        /* The link is down: dropped, as without PFC, rather than held for
-         * a ring that does not drain. */
-        lossy_refused = 0xff;
-    }
     pfc_tally_prios(s);
+    for (int i = 0; i < cnt; i += PFC_TX_BURST) {
+        int n = MIN(cnt - i, PFC_TX_BURST);
+        int k = pfc_send_apply(pfc, t, f, &pkts[i], n, now, s);
+
+        memmove(&pkts[kept], &pkts[i], k * sizeof *pkts);
+        kept += k;
+        /* What the first burst held, the next one holds behind. */
+        f->nonempty = t->nonempty;
+    }
+    return kept;
+}
+
+/* The 'cnt' packets in 'pkts' (at most PFC_TX_BURST), prepared, were
+ * refused by the full tx ring of tx queue 't' of 'pfc' (or the guest's full
+ * virtqueue), whose facts are 'f': applies pfc_send_refused()'s verdicts at
+ * TSC 'now'.  Those held are held behind nothing (their classes had no
+ * packets held, or pfc_send_decide() would have held them).  Counts in
+ * 's'. */
+static void
+pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                   const struct pfc_send_facts *f, struct rte_mbuf **pkts,
+                   int cnt, uint64_t now, struct pfc_send_tally *s)
+{
+    uint8_t prios[PFC_TX_BURST], verdicts[PFC_TX_BURST];
+
+    for (int i = 0; i < cnt; i++) {
+        prios[i] = pfc_mbuf_priority(pkts[i]);
+    }
+    pfc_send_refused(f, prios, cnt, verdicts);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
-        int prio = pfc_mbuf_priority(m);
+        int prio = prios[i];
 
-        if (OVS_UNLIKELY(vhost && (t->wd_ignored >> prio) & 1)) {
-            /* A stormed guest refuses it: dropped, not held. */
-            rte_pktmbuf_free(m);
-            s->wd_fwd[prio]--;
-            s->wd_drops[prio]++;
-            s->dropped++;
-        } else if (OVS_UNLIKELY(lossy_refused >> prio & 1)) {
-            /* A vhost port: a lossy priority that the guest's virtqueue
-             * refuses is dropped, as without PFC (retried first, by
-             * pfc_tx_burst(), while the guest takes some).  Or any
-             * priority of a port that is down. */
-            rte_pktmbuf_free(m);
-            s->dropped++;
-            s->refused++;
-        } else {
-            /* Counted as forwarded by pfc_send_classify(), but not sent
-             * now: if it is held, pfc_drain() counts it when it leaves. */
-            s->wd_fwd[prio] -= (t->wd_ignored >> prio) & 1;
+        /* Counted as forwarded by pfc_send_apply(), but not sent now: if
+         * it is held, pfc_drain() counts it when it leaves. */
+        s->wd_fwd[prio] -= (f->wd_ignored >> prio) & 1;
+        switch ((enum pfc_send_verdict) verdicts[i]) {
+        case PFC_SEND_HOLD:
             if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
                 s->held++;
                 s->n_tx_full++;
-            } else {
-                rte_pktmbuf_free(m);
-                s->drops[prio]++;
-                s->dropped++;
+                continue;
             }
+            s->drops[prio]++;
+            break;
+        case PFC_SEND_DROP_STORM:
+            s->wd_drops[prio]++;
+            break;
+        case PFC_SEND_DROP_REFUSED:
+        case PFC_SEND_DROP_DOWN:
+            /* A lossy priority that the guest's virtqueue refuses is
+             * retried first, by pfc_tx_burst(), while the guest takes
+             * some.  Counted by netdev-dpdk as a tx failure. */
+            s->refused++;
+            break;
+        case PFC_SEND_TX:
+        default:
+            OVS_NOT_REACHED();
         }
+        rte_pktmbuf_free(m);
+        s->dropped++;
+    }
+}
+
+/* pfc_send_tx_full__() for any number of packets 'cnt'. */
+static void
+pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                 struct pfc_send_facts *f, struct rte_mbuf **pkts, int cnt,
+                 uint64_t now, struct pfc_send_tally *s)
+{
+    uint8_t down;
+
+    atomic_read_relaxed(&pfc->port->down, &down);
+    f->down = down;
+    pfc_tally_prios(s);
+    for (int i = 0; i < cnt; i += PFC_TX_BURST) {
+        pfc_send_tx_full__(pfc, t, f, &pkts[i], MIN(cnt - i, PFC_TX_BURST),
+                           now, s);
     }
 }
 
@@ -1139,6 +1170,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
            struct rte_mempool *mp, int vid, struct rte_mbuf **pkts, int cnt,
            int *n_taken, int *n_dropped, int *n_refused)
 {
+    struct pfc_send_facts f;
     struct pfc_send_tally s;
     uint64_t now;
     int qid = t - pfc->txq;
@@ -1151,14 +1183,14 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     s.free = UINT64_MAX;
 
     blocked = pfc_send_service(pfc, t, mp, vid, &now);
-    if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored
-                   && !pfc->sparams.rate)) {
+    pfc_send_facts(pfc, t, blocked, &now, &f);
+    if (OVS_LIKELY(pfc_send_all_tx(&f))) {
         kept = cnt;
     } else {
         if (!now) {
             now = rte_get_tsc_cycles();
         }
-        kept = pfc_send_classify(pfc, t, pkts, cnt, blocked, now, &s);
+        kept = pfc_send_classify(pfc, t, &f, pkts, cnt, now, &s);
     }
 
     uint64_t offered = 0;
@@ -1187,7 +1219,8 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         if (!now) {
             now = rte_get_tsc_cycles();
         }
-        pfc_send_tx_full(pfc, t, &pkts[sent], kept - n_bad - sent, now, &s);
+        pfc_send_tx_full(pfc, t, &f, &pkts[sent], kept - n_bad - sent, now,
+                         &s);
     }
 
     pfc_send_count(pfc, t, &s);

@@ -56,7 +56,7 @@
  *     alpha_lossy x free, and within the egress bound; beyond them it is
  *     dropped and counted at that egress.
  *
- * Like lib/token-bucket.c, this is pure: no clock, no locks, no DPDK.  The
+ * Like DPDK's rte_meter, this is pure: no clock, no locks, no DPDK.  The
  * caller reads its counters (which the DPDK glue keeps in atomics shared by
  * PMD threads), asks, and applies the answer.  Races between threads that
  * admit at the same time can overshoot a threshold by at most one batch per

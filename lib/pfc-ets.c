@@ -144,6 +144,27 @@ pfc_ets_next(struct pfc_ets *s, const struct pfc_ets_params *p,
     }
 }
 
+/* Of the 'n' packets at the head of the class queue that pfc_ets_next()
+ * chose, whose lengths are lens[] (bytes), returns how many leave in one
+ * burst: those that fit in its 'budget' (bytes) while fewer than 'tokens'
+ * bytes (the shaper's, INT64_MAX without one, at least 1) were taken, and
+ * always the first, so that a class whose turn it is always sends.  A frame
+ * may thus take the shaper below zero by less than its own length. */
+int
+pfc_ets_burst(const uint32_t lens[], int n, uint64_t budget, int64_t tokens)
+{
+    uint64_t sum = 0;
+    int k;
+
+    for (k = 0; k < n; k++) {
+        if (k && (sum + lens[k] > budget || sum >= (uint64_t) tokens)) {
+            break;
+        }
+        sum += lens[k];
+    }
+    return k;
+}
+
 /* Reports that class 'tc', which pfc_ets_next() returned, sent 'bytes'. */
 void
 pfc_ets_sent(struct pfc_ets *s, const struct pfc_ets_params *p, int tc,

@@ -53,7 +53,7 @@
  * cycles, so that the rate has no rounding drift.  It makes the switch the
  * bottleneck of a port, so that the scheduler has a backlog to share.
  *
- * Like lib/token-bucket.c, this is pure: the clock is passed in, in TSC
+ * Like DPDK's rte_meter, this is pure: the clock is passed in, in TSC
  * cycles, and the caller provides the locking.  The DPDK glue keeps one
  * struct pfc_ets per tx queue (under the tx queue's lock) and one shaper per
  * port. */
@@ -102,6 +102,8 @@ void pfc_ets_init(struct pfc_ets *);
 int pfc_ets_next(struct pfc_ets *, const struct pfc_ets_params *,
                  uint8_t ready, const uint32_t head_len[PFC_ETS_N_TCS],
                  uint64_t *budget);
+int pfc_ets_burst(const uint32_t lens[], int n, uint64_t budget,
+                  int64_t tokens);
 void pfc_ets_sent(struct pfc_ets *, const struct pfc_ets_params *, int tc,
                   uint64_t bytes);
 

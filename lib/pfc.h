@@ -24,7 +24,7 @@
  * pause, the XOFF/XON decision of a port whose ingress buffers fill, the
  * traffic class queues (struct pfc_holdq: "held" packets wait in them) and,
  * in lib/pfc-config.c, the parsing of the "pfc" QoS configuration.  Like
- * lib/token-bucket.c it holds no clock of its own: every function that
+ * DPDK's rte_meter it holds no clock of its own: every function that
  * depends on time takes 'now' in ticks of a caller-chosen monotonic clock
  * (the TSC in the DPDK datapath), and 'struct pfc_timebase' converts pause
  * quanta into those ticks.  Nothing here

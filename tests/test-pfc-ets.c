@@ -66,13 +66,16 @@ sim_init(struct sim *sim, uint8_t ets, const uint8_t bw[PFC_ETS_N_TCS],
     }
 }
 
-/* Sends one burst of at most 32 packets, as the glue does: returns the
- * class, or -1 if none is ready. */
+/* Sends one burst of at most 32 packets, cut by pfc_ets_burst() as the
+ * glue's drain does: returns the class, or -1 if none is ready. */
+#define SIM_BURST 32
+
 static int
 sim_burst(struct sim *sim)
 {
+    uint32_t lens[SIM_BURST];
     uint64_t budget, sum = 0;
-    int tc, n = 0;
+    int tc, n;
 
     tc = pfc_ets_next(&sim->s, &sim->p, sim->backlog & ~sim->paused,
                       sim->head, &budget);
@@ -81,14 +84,19 @@ sim_burst(struct sim *sim)
     }
     ovs_assert((sim->backlog & ~sim->paused) >> tc & 1);
     ovs_assert(budget >= sim->head[tc]);
-    while (n < 32 && sum + sim->head[tc] <= budget) {
-        sum += sim->head[tc];
-        sim->bytes[tc] += sim->head[tc];
-        sim->pkts[tc]++;
-        sim->head[tc] = rand_len();
-        n++;
+    lens[0] = sim->head[tc];
+    for (int i = 1; i < SIM_BURST; i++) {
+        lens[i] = rand_len();
     }
-    ovs_assert(n);
+    n = pfc_ets_burst(lens, SIM_BURST, budget, INT64_MAX);
+    ovs_assert(n >= 1 && n <= SIM_BURST);
+    for (int i = 0; i < n; i++) {
+        sum += lens[i];
+    }
+    ovs_assert(sum <= budget);
+    sim->bytes[tc] += sum;
+    sim->pkts[tc] += n;
+    sim->head[tc] = n < SIM_BURST ? lens[n] : rand_len();
     pfc_ets_sent(&sim->s, &sim->p, tc, sum);
     sim->total += sum;
     return tc;

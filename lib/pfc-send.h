@@ -1,0 +1,114 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef PFC_SEND_H
+#define PFC_SEND_H 1
+
+/* The send verdict: what the transmit path of a PFC port does with each
+ * packet of a batch that Open vSwitch sends on one of its tx queues.
+ *
+ * The DPDK glue (lib/netdev-dpdk-pfc-tx.c) reads the facts of the tx queue
+ * once per batch (struct pfc_send_facts) and the priority of each packet,
+ * asks pfc_send_decide() once, and applies the verdicts.  If the NIC's tx
+ * ring (or a guest's virtqueue) then refuses some of the packets that were
+ * sent, pfc_send_refused() decides those.  Whether a held packet finds room
+ * is the shared buffer's decision (pfc_buf_admit(), lib/pfc-buffer.h): a
+ * packet that it refuses is a hold drop.
+ *
+ * The rules, in order, for a packet of priority p whose traffic class is c:
+ *
+ *   1. A priority in a storm (the watchdog, lib/pfc.h) ignores pauses.  Its
+ *      packets are dropped if the storm action is "drop".  On a vhost-user
+ *      port they are always offered to the guest, never held: a stalled
+ *      guest is the storm.
+ *
+ *   2. Class c is paused, or already holds packets on this tx queue: the
+ *      packet is held, behind those (802.1Qbb keeps the order of a
+ *      priority).
+ *
+ *   3. Every packet is held while another class that may send holds
+ *      packets (the tx ring or the shaper made a backlog, and the ETS
+ *      scheduler chooses what leaves next, lib/pfc-ets.h), and while the
+ *      port shaper lacks the tokens for the whole batch.  On a vhost-user
+ *      port only the shaper does that: a lossy packet that a guest refuses
+ *      is dropped, as without PFC, so lossy traffic never queues there.
+ *
+ *   4. Otherwise the packet is handed to the NIC.
+ *
+ * And for a packet that the tx ring refused:
+ *
+ *   - on a vhost-user port, a stormed priority (the guest is stalled):
+ *     dropped by the watchdog;
+ *   - while the link is down: dropped, rather than held for a ring that
+ *     does not drain;
+ *   - on a vhost-user port, a lossy priority: dropped, as without PFC;
+ *   - otherwise held, in order.
+ *
+ * Pure: no clock, no locks, no DPDK. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pfc.h"
+
+/* What happens to one packet. */
+enum pfc_send_verdict {
+    PFC_SEND_TX,                /* Handed to the NIC now. */
+    PFC_SEND_HOLD,              /* Held at the tail of its class queue, if
+                                 * the buffer admits it. */
+    PFC_SEND_DROP_STORM,        /* Dropped by the watchdog. */
+    PFC_SEND_DROP_REFUSED,      /* A lossy priority that a guest's full
+                                 * virtqueue refused (counted by netdev-dpdk
+                                 * as a tx failure, as without PFC). */
+    PFC_SEND_DROP_DOWN,         /* The link is down. */
+};
+
+/* The facts of one tx queue of a port, read once per batch. */
+struct pfc_send_facts {
+    const uint8_t *prio_to_tc;  /* [PFC_N_PRIOS]: each priority's traffic
+                                 * class, 0..7. */
+    uint8_t blocked;            /* Traffic classes that may not send: paused
+                                 * (one bit per class). */
+    uint8_t nonempty;           /* Traffic classes that hold packets on this
+                                 * tx queue. */
+    uint8_t lossless;           /* Priorities of pfc-enable (one bit per
+                                 * priority). */
+    uint8_t wd_ignored;         /* Priorities in a storm, whose pauses are
+                                 * ignored. */
+    uint8_t wd_dropped;         /* Of those, the priorities whose packets
+                                 * are dropped (action "drop"). */
+    bool vhost;                 /* A vhost-user port. */
+    bool down;                  /* The link is down. */
+    int64_t tokens;             /* Bytes that the port shaper lets leave
+                                 * now, INT64_MAX without a shaper. */
+};
+
+/* True if every packet of a batch is handed to the NIC whatever its
+ * priority: nothing blocked, held or stormed, and no shaper.  The glue's
+ * fast path takes this without reading the packets. */
+static inline bool
+pfc_send_all_tx(const struct pfc_send_facts *f)
+{
+    return !f->blocked && !f->nonempty && !f->wd_ignored
+           && f->tokens == INT64_MAX;
+}
+
+void pfc_send_decide(const struct pfc_send_facts *, const uint8_t prios[],
+                     const uint32_t lens[], int n, uint8_t verdicts[]);
+void pfc_send_refused(const struct pfc_send_facts *, const uint8_t prios[],
+                      int n, uint8_t verdicts[]);
+
+#endif /* pfc-send.h */

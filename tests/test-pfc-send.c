@@ -1,0 +1,433 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Unit tests of lib/pfc-send.c, the send verdict of a tx queue, and a
+ * simulated egress that sends, holds and drains by it: pauses that come and
+ * go, a tx ring that refuses what does not fit, and the ETS scheduler's
+ * burst cut (lib/pfc-ets.c) on the way out. */
+
+#include <config.h>
+#undef NDEBUG
+#include "pfc-send.h"
+
+#include <string.h>
+
+#include "command-line.h"
+#include "openvswitch/util.h"
+#include "ovstest.h"
+#include "pfc-ets.h"
+#include "random.h"
+#include "util.h"
+
+static const uint8_t identity[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+static const uint8_t all_prios[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+/* Facts of an idle tx queue: nothing blocked, held or stormed, no shaper,
+ * priority 3 lossless, one traffic class per priority. */
+static struct pfc_send_facts
+idle_facts(void)
+{
+    struct pfc_send_facts f = {
+        .prio_to_tc = identity,
+        .lossless = 0x08,
+        .tokens = INT64_MAX,
+    };
+    return f;
+}
+
+/* Decides the eight priorities, once each, and returns the priorities whose
+ * verdict is 'v'. */
+static uint8_t
+decided(const struct pfc_send_facts *f, enum pfc_send_verdict v)
+{
+    uint32_t lens[PFC_N_PRIOS];
+    uint8_t verdicts[PFC_N_PRIOS];
+    uint8_t prios = 0;
+
+    for (int i = 0; i < PFC_N_PRIOS; i++) {
+        lens[i] = 1000;
+    }
+    pfc_send_decide(f, all_prios, lens, PFC_N_PRIOS, verdicts);
+    for (int i = 0; i < PFC_N_PRIOS; i++) {
+        prios |= (verdicts[i] == v) << i;
+    }
+    return prios;
+}
+
+/* pfc_send_refused() for the eight priorities: the priorities whose verdict
+ * is 'v'. */
+static uint8_t
+refused(const struct pfc_send_facts *f, enum pfc_send_verdict v)
+{
+    uint8_t verdicts[PFC_N_PRIOS];
+    uint8_t prios = 0;
+
+    pfc_send_refused(f, all_prios, PFC_N_PRIOS, verdicts);
+    for (int i = 0; i < PFC_N_PRIOS; i++) {
+        prios |= (verdicts[i] == v) << i;
+    }
+    return prios;
+}
+
+/* Nothing blocked, held or stormed: everything leaves, and the fast path
+ * agrees. */
+static void
+test_idle(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    struct pfc_send_facts f = idle_facts();
+
+    ovs_assert(pfc_send_all_tx(&f));
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xff);
+    f.lossless = 0;
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xff);
+    printf("idle: ok\n");
+}
+
+/* A paused class holds its priorities, and only them; several priorities in
+ * one paused class are all held (a Queue row that groups them). */
+static void
+test_paused(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    const uint8_t grouped[PFC_N_PRIOS] = { 0, 0, 0, 1, 1, 0, 0, 0 };
+    struct pfc_send_facts f = idle_facts();
+
+    f.blocked = 0x08;
+    ovs_assert(!pfc_send_all_tx(&f));
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0x08);
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xf7);
+
+    f.prio_to_tc = grouped;
+    f.blocked = 0x02;
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0x18);
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xe7);
+    printf("paused: ok\n");
+}
+
+/* A class that holds packets holds the new ones behind them, paused or not;
+ * and while a class that may send holds packets, every class waits for the
+ * scheduler, except on a vhost-user port. */
+static void
+test_hold_behind(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    struct pfc_send_facts f = idle_facts();
+
+    /* Class 3 paused and holding: only it holds. */
+    f.blocked = f.nonempty = 0x08;
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0x08);
+
+    /* Class 3 resumed, still holding: everything waits behind it. */
+    f.blocked = 0;
+    ovs_assert(!pfc_send_all_tx(&f));
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0xff);
+
+    /* The same on a vhost-user port: only class 3. */
+    f.vhost = true;
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0x08);
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xf7);
+    printf("hold-behind: ok\n");
+}
+
+/* The shaper: a batch leaves at once only if the tokens cover all of it. */
+static void
+test_shaper(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    struct pfc_send_facts f = idle_facts();
+
+    f.tokens = 8000;                /* Eight frames of 1,000 bytes. */
+    ovs_assert(!pfc_send_all_tx(&f));
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xff);
+    f.tokens = 7999;
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0xff);
+    f.tokens = -1500;               /* One frame into debt. */
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0xff);
+
+    /* Also on a vhost-user port. */
+    f.vhost = true;
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0xff);
+    printf("shaper: ok\n");
+}
+
+/* A storm: with action drop, the stormed priority is dropped, paused or
+ * not; with action forward, it leaves as if not paused.  A stalled guest's
+ * stormed priority is offered, never held, and dropped when refused. */
+static void
+test_storm(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    struct pfc_send_facts f = idle_facts();
+
+    f.blocked = 0x08;
+    f.wd_ignored = f.wd_dropped = 0x08;
+    ovs_assert(!pfc_send_all_tx(&f));
+    ovs_assert(decided(&f, PFC_SEND_DROP_STORM) == 0x08);
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xf7);
+
+    /* Forward: the pause is ignored. */
+    f.blocked = 0;
+    f.wd_dropped = 0;
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xff);
+
+    /* Forward, while another class holds packets: it waits its turn. */
+    f.nonempty = 0x01;
+    ovs_assert(decided(&f, PFC_SEND_HOLD) == 0xff);
+
+    /* A stalled guest: offered even while holding or paused... */
+    f.vhost = true;
+    f.blocked = f.nonempty = 0x08;
+    f.wd_dropped = 0x08;
+    ovs_assert(decided(&f, PFC_SEND_TX) == 0xff);
+    /* ...and dropped by the watchdog when its virtqueue refuses it. */
+    ovs_assert(refused(&f, PFC_SEND_DROP_STORM) == 0x08);
+    printf("storm: ok\n");
+}
+
+/* What a full tx ring refused: held on a NIC; on a guest, the lossless
+ * priorities held and the lossy ones dropped; everything dropped while the
+ * link is down. */
+static void
+test_refused(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    struct pfc_send_facts f = idle_facts();
+
+    ovs_assert(refused(&f, PFC_SEND_HOLD) == 0xff);
+    f.vhost = true;
+    ovs_assert(refused(&f, PFC_SEND_HOLD) == 0x08);
+    ovs_assert(refused(&f, PFC_SEND_DROP_REFUSED) == 0xf7);
+    f.down = true;
+    ovs_assert(refused(&f, PFC_SEND_DROP_DOWN) == 0xff);
+    f.vhost = false;
+    ovs_assert(refused(&f, PFC_SEND_DROP_DOWN) == 0xff);
+    printf("refused: ok\n");
+}
+
+/* The burst cut: always the first packet; then what fits in the budget,
+ * while the shaper has tokens left. */
+static void
+test_burst(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    const uint32_t lens[4] = { 1500, 1500, 64, 9000 };
+
+    ovs_assert(pfc_ets_burst(lens, 4, UINT64_MAX, INT64_MAX) == 4);
+    ovs_assert(pfc_ets_burst(lens, 4, 100, INT64_MAX) == 1);
+    ovs_assert(pfc_ets_burst(lens, 4, 3064, INT64_MAX) == 3);
+    ovs_assert(pfc_ets_burst(lens, 4, 3063, INT64_MAX) == 2);
+    ovs_assert(pfc_ets_burst(lens, 4, UINT64_MAX, 1) == 1);
+    ovs_assert(pfc_ets_burst(lens, 4, UINT64_MAX, 3000) == 2);
+    ovs_assert(pfc_ets_burst(lens, 4, UINT64_MAX, 3001) == 3);
+    ovs_assert(pfc_ets_burst(lens, 0, UINT64_MAX, INT64_MAX) == 0);
+    printf("burst: ok\n");
+}
+
+/* A simulated egress: one tx queue with a class queue per priority, a tx
+ * ring that takes a random number of packets each step, and random pauses.
+ * Packets carry a sequence number per priority. */
+#define SIM_QLEN 32768
+
+struct sim_q {
+    uint32_t seq[SIM_QLEN];
+    int head, n;
+};
+
+struct sim {
+    struct pfc_send_facts f;
+    struct pfc_ets_params ets_p;
+    struct pfc_ets ets;
+    struct sim_q q[PFC_N_PRIOS];
+    uint32_t next_seq[PFC_N_PRIOS];     /* Next to send, per priority. */
+    uint32_t wire_seq[PFC_N_PRIOS];     /* Next expected on the wire. */
+    int ring;                           /* Packets the ring still takes. */
+    uint64_t sent, held;
+};
+
+static void
+sim_push(struct sim_q *q, uint32_t seq)
+{
+    ovs_assert(q->n < SIM_QLEN);
+    q->seq[(q->head + q->n++) % SIM_QLEN] = seq;
+}
+
+/* One packet of priority 'prio' and sequence 'seq' reaches the wire: it is
+ * the next of its priority, and its class is not paused. */
+static void
+sim_wire(struct sim *sim, int prio, uint32_t seq)
+{
+    ovs_assert(!(sim->f.blocked >> prio & 1));
+    ovs_assert(seq == sim->wire_seq[prio]);
+    sim->wire_seq[prio]++;
+    sim->sent++;
+}
+
+/* Sends held packets as the glue's drain does: the scheduler's class, a
+ * burst cut by pfc_ets_burst(), while the ring takes them. */
+static void
+sim_drain(struct sim *sim)
+{
+    for (;;) {
+        uint8_t ready = sim->f.nonempty & ~sim->f.blocked;
+        uint32_t head_len[PFC_N_PRIOS] = { 0 };
+        uint32_t lens[32];
+        uint64_t budget;
+        struct sim_q *q;
+        int tc, n;
+
+        if (!ready || !sim->ring) {
+            return;
+        }
+        for (int c = 0; c < PFC_N_PRIOS; c++) {
+            head_len[c] = 1000;
+        }
+        tc = pfc_ets_next(&sim->ets, &sim->ets_p, ready, head_len, &budget);
+        q = &sim->q[tc];
+        n = MIN(q->n, 32);
+        for (int i = 0; i < n; i++) {
+            lens[i] = 1000;
+        }
+        n = MIN(pfc_ets_burst(lens, n, budget, INT64_MAX), sim->ring);
+        for (int i = 0; i < n; i++) {
+            sim_wire(sim, tc, q->seq[q->head]);
+            q->head = (q->head + 1) % SIM_QLEN;
+            q->n--;
+        }
+        sim->ring -= n;
+        pfc_ets_sent(&sim->ets, &sim->ets_p, tc, n * 1000);
+        if (!q->n) {
+            sim->f.nonempty &= ~(1u << tc);
+        }
+    }
+}
+
+/* One batch of 'cnt' packets of random priorities, as pfc_send__() sends
+ * it: decided, sent while the ring takes them, the rest refused. */
+static void
+sim_batch(struct sim *sim, int cnt)
+{
+    uint8_t prios[32], verdicts[32], rprios[32], rverdicts[32];
+    uint32_t seqs[32], rseqs[32], lens[32];
+    int n_tx = 0, n_ref = 0;
+
+    for (int i = 0; i < cnt; i++) {
+        prios[i] = random_range(PFC_N_PRIOS);
+        seqs[i] = sim->next_seq[prios[i]]++;
+        lens[i] = 1000;
+    }
+    pfc_send_decide(&sim->f, prios, lens, cnt, verdicts);
+    for (int i = 0; i < cnt; i++) {
+        ovs_assert(verdicts[i] == PFC_SEND_TX
+                   || verdicts[i] == PFC_SEND_HOLD);
+        if (verdicts[i] == PFC_SEND_HOLD) {
+            sim_push(&sim->q[prios[i]], seqs[i]);
+            sim->f.nonempty |= 1u << prios[i];
+            sim->held++;
+        } else if (sim->ring) {
+            sim_wire(sim, prios[i], seqs[i]);
+            sim->ring--;
+            n_tx++;
+        } else {
+            rprios[n_ref] = prios[i];
+            rseqs[n_ref++] = seqs[i];
+        }
+    }
+    pfc_send_refused(&sim->f, rprios, n_ref, rverdicts);
+    for (int i = 0; i < n_ref; i++) {
+        ovs_assert(rverdicts[i] == PFC_SEND_HOLD);
+        sim_push(&sim->q[rprios[i]], rseqs[i]);
+        sim->f.nonempty |= 1u << rprios[i];
+        sim->held++;
+    }
+}
+
+/* An egress (a NIC, or a guest if 'vhost') under random pauses and a tx
+ * ring that is often full, every priority lossless: no packet of a paused
+ * class leaves, every priority leaves in order, and nothing is lost (the
+ * buffer is not the limit here). */
+static void
+sim_run(bool vhost)
+{
+    static struct sim sim;
+    const uint8_t bw[PFC_ETS_N_TCS] = { 0 };
+    uint64_t total = 0;
+
+    memset(&sim, 0, sizeof sim);
+    random_set_seed(0x5e4d);
+    sim.f = idle_facts();
+    sim.f.lossless = 0xff;
+    sim.f.vhost = vhost;
+    pfc_ets_params_init(&sim.ets_p, 0, bw, 1000);
+    pfc_ets_init(&sim.ets);
+    for (int step = 0; step < 200000; step++) {
+        for (int c = 0; c < PFC_N_PRIOS; c++) {
+            /* Pauses of about 100 steps, about a third of the time. */
+            if (!random_range(sim.f.blocked >> c & 1 ? 100 : 200)) {
+                sim.f.blocked ^= 1u << c;
+            }
+        }
+        if (step > 190000) {
+            sim.f.blocked = 0;      /* Every pause ends: all drains. */
+        }
+        sim.ring = random_range(3) ? random_range(80) : 0;
+        if (random_range(2) || step > 190000) {
+            /* The glue does not always drain before a batch: the shaper
+             * may lack tokens, or nothing changed since the last time. */
+            sim_drain(&sim);
+        }
+        if (step <= 190000) {
+            int cnt = 1 + random_range(16);
+
+            sim_batch(&sim, cnt);
+            total += cnt;
+        }
+    }
+    ovs_assert(!sim.f.nonempty);
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        ovs_assert(sim.wire_seq[p] == sim.next_seq[p]);
+    }
+    ovs_assert(sim.sent == total);
+    printf("%s: %"PRIu64" packets, %"PRIu64" held at least once, all in "
+           "order\n", vhost ? "guest" : "NIC", total, sim.held);
+}
+
+static void
+test_sim(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    sim_run(false);
+    sim_run(true);
+    printf("sim: ok\n");
+}
+
+static const struct ovs_cmdl_command commands[] = {
+    { "idle", NULL, 0, 0, test_idle, OVS_RO },
+    { "paused", NULL, 0, 0, test_paused, OVS_RO },
+    { "hold-behind", NULL, 0, 0, test_hold_behind, OVS_RO },
+    { "shaper", NULL, 0, 0, test_shaper, OVS_RO },
+    { "storm", NULL, 0, 0, test_storm, OVS_RO },
+    { "refused", NULL, 0, 0, test_refused, OVS_RO },
+    { "burst", NULL, 0, 0, test_burst, OVS_RO },
+    { "sim", NULL, 0, 0, test_sim, OVS_RO },
+    { NULL, NULL, 0, 0, NULL, OVS_RO },
+};
+
+static void
+test_pfc_send_main(int argc, char *argv[])
+{
+    struct ovs_cmdl_context ctx = {
+        .argc = argc - 1,
+        .argv = argv + 1,
+    };
+
+    set_program_name(argv[0]);
+    ovs_cmdl_run_command(&ctx, commands);
+}
+
+OVSTEST_REGISTER("test-pfc-send", test_pfc_send_main);
