@@ -279,6 +279,15 @@ pfc_buf_unhold(struct pfc_txq *t, const struct pfc_held *h)
     }
 }
 
+/* Takes 'h', which is leaving a traffic class queue of 't', off the held
+ * counts of 't' and off the occupancy of its ingress port. */
+void
+pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
+{
+    pfc_buf_unhold(t, h);
+    pfc_txq_count_held(t, h, -1);
+}
+
 /* Gives the cells in 't''s cache back to the pool: 't' is destroyed. */
 void
 pfc_buf_txq_flush_cache(struct pfc_txq *t)

@@ -17,10 +17,11 @@
 /* DCBX (IEEE 802.1Qaz over LLDP) glue of PFC on DPDK ethernet ports
  * (lib/pfc-dcbx.h; the opening comment of lib/netdev-dpdk-pfc.c describes
  * the threads and locks): DCBX started, reconfigured and stopped as a QoS
- * object is bound or removed; the main thread's 'run', which ages the
- * partner, prepares the LLDPDUs and applies a new operational vector; and
- * the LLDPDUs sent by a PMD thread that flushes the port.  Received
- * LLDPDUs are parsed in lib/netdev-dpdk-pfc-rx.c. */
+ * object is bound or removed; and the main thread's part of 'run', which
+ * ages the partner, prepares the LLDPDUs and applies a new operational
+ * vector.  A PMD thread that flushes the port sends the LLDPDUs
+ * (lib/netdev-dpdk-pfc-tx.c); received LLDPDUs are parsed in
+ * lib/netdev-dpdk-pfc-rx.c; the ETS TLVs are lib/netdev-dpdk-pfc-ets.c's. */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"
@@ -53,49 +54,6 @@ VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_dcbx);
 
 /* True while pfc_dcbx_apply() sets a QoS again.  Main thread only. */
 bool pfc_dcbx_applying;
-
-/* Sends the LLDPDU that the main thread prepared for the port of 'pfc', if
- * one is due (netdev_dpdk_pfc_run()), on tx queue 'qid', with an mbuf from
- * 'mp'.  The frame is copied out under port->lock; the mbuf is allocated
- * and sent after it is released.  The caller holds the tx queue's lock. */
-void
-pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
-{
-    struct pfc_port *port = pfc->port;
-    uint8_t frame[PFC_LLDP_FRAME_MAX];
-    struct rte_mbuf *m;
-    bool due;
-    uint16_t len;
-
-    atomic_read_relaxed(&port->lldp_due, &due);
-    if (!due || !mp
-        || !atomic_compare_exchange_strong(&port->lldp_due, &due, false)) {
-        return;
-    }
-    rte_spinlock_lock(&port->lock);
-    len = port->lldp_len;
-    memcpy(frame, port->lldp_frame, len);
-    rte_spinlock_unlock(&port->lock);
-
-    m = rte_pktmbuf_alloc(mp);
-    if (m) {
-        char *p = rte_pktmbuf_append(m, len);
-
-        if (p) {
-            memcpy(p, frame, len);
-            if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) == 1) {
-                return;
-            }
-        }
-        rte_pktmbuf_free(m);
-    }
-    /* Not sent: the next flush tries again, unless DCBX stopped. */
-    rte_spinlock_lock(&port->lock);
-    if (port->conf) {
-        atomic_store_relaxed(&port->lldp_due, true);
-    }
-    rte_spinlock_unlock(&port->lock);
-}
 
 /* Prepares in 'port' the LLDPDU that the next PMD thread to flush the port
  * sends (pfc_tx_lldp()), with a Time To Live of 'ttl' seconds (0: a
@@ -148,40 +106,6 @@ pfc_dcbx_stop(struct pfc_port *port)
     rte_spinlock_lock(&port->lock);
     pfc_dcbx_stop__(port);
     rte_spinlock_unlock(&port->lock);
-}
-
-/* The ETS that 'pfc' recommends to its partner and runs unless it adopts
- * the partner's: its Queue rows' (pfc->ets_admin), with their priority to
- * traffic class map, into '*t'. */
-void
-pfc_ets_admin_tlv(const struct netdev_dpdk_pfc *pfc, struct pfc_ets_tlv *t)
-{
-    memset(t, 0, sizeof *t);
-    t->willing = pfc->cfg.dcbx_willing;
-    t->max_tcs = 8;
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        t->prio_tc[n] = pfc->cfg.prio_to_tc[n];
-    }
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        bool ets = (pfc->ets_admin.ets >> tc) & 1;
-
-        t->tsa[tc] = ets ? PFC_TSA_ETS : PFC_TSA_STRICT;
-        t->bw[tc] = ets ? pfc->ets_admin.bw[tc] : 0;
-    }
-}
-
-/* Scheduling parameters for the ETS configuration '*t' (its TSA and TC
- * bandwidth; pfc_dcbx_ets_decide() checked them). */
-void
-pfc_ets_params_from_tlv(struct pfc_ets_params *p, const struct pfc_ets_tlv *t,
-                        uint32_t max_frame)
-{
-    uint8_t ets = 0;
-
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        ets |= (t->tsa[tc] == PFC_TSA_ETS) << tc;
-    }
-    pfc_ets_params_init(p, ets, t->bw, max_frame);
 }
 
 /* DCBX part of binding 'pfc' to 'port' (pfc_bind__()), under port->lock:
@@ -280,18 +204,18 @@ pfc_dcbx_apply(const char *name)
     netdev_close(netdev);
 }
 
-/* netdev 'run' of the DPDK ethernet class, main thread: for every port with
- * DCBX on, ages the partner, prepares the LLDPDU when it is due (a PMD
- * thread that flushes the port sends it, pfc_tx_lldp()), and applies a new
- * operational vector. */
+/* From netdev 'run' of the DPDK ethernet class (netdev_dpdk_pfc_run()),
+ * main thread: for every port with DCBX on, ages the partner, prepares the
+ * LLDPDU when it is due (a PMD thread that flushes the port sends it,
+ * pfc_tx_lldp()), and applies a new operational vector, ETS and DSCP
+ * map. */
 void
-netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
+pfc_dcbx_ports_run(void)
 {
     static long long int next_run;
     long long int now_ms = time_msec();
     uint64_t now;
 
-    pfc_ets_log_errors();
     if (now_ms < next_run) {
         return;
     }
@@ -353,16 +277,11 @@ netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
     }
 }
 
-/* netdev 'wait' of the DPDK ethernet class: wakes the main thread for
- * netdev_dpdk_pfc_run() while a port has DCBX on, and for
- * netdev_dpdk_pfc_retire_run() while PFC is being removed from a port. */
+/* From netdev 'wait' of the DPDK ethernet class (netdev_dpdk_pfc_wait()):
+ * wakes the main thread for pfc_dcbx_ports_run() while a port has DCBX on. */
 void
-netdev_dpdk_pfc_wait(const struct netdev_class *netdev_class OVS_UNUSED)
+pfc_dcbx_ports_wait(void)
 {
-    if (netdev_dpdk_pfc_retiring()) {
-        poll_timer_wait(10);    /* ms: how late removal completes. */
-    }
-    pfc_ets_wait();
     for (int id = 0; id < RTE_MAX_ETHPORTS; id++) {
         bool active, on;
 

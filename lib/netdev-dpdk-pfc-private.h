@@ -21,7 +21,8 @@
  * lib/netdev-dpdk-pfc.c (QoS objects), lib/netdev-dpdk-pfc-rx.c (receive),
  * lib/netdev-dpdk-pfc-tx.c (transmit), lib/netdev-dpdk-pfc-wd.c (watchdog),
  * lib/netdev-dpdk-pfc-vhost.c (vhost-user ports), lib/netdev-dpdk-pfc-dcbx.c
- * (DCBX), lib/netdev-dpdk-pfc-buffer.c (the shared buffer) and
+ * (DCBX), lib/netdev-dpdk-pfc-ets.c (ETS), lib/netdev-dpdk-pfc-buffer.c
+ * (the shared buffer), lib/netdev-dpdk-pfc-ports.c (pfc_ports[]) and
  * lib/netdev-dpdk-pfc-show.c (statistics and unixctl commands).  The
  * threads and locks are described at the top of lib/netdev-dpdk-pfc.c. */
 
@@ -310,8 +311,10 @@ struct pfc_port {
     long long int ets_shown_ms;         /* time_msec() of it. */
 };
 
+/* lib/netdev-dpdk-pfc-rx.c. */
 void pfc_cls_publish(struct pfc_port *);
 
+/* lib/netdev-dpdk-pfc-ports.c. */
 extern struct pfc_port pfc_ports[PFC_N_PORTS];
 
 /* True if 'port' is the state of a vhost-user port. */
@@ -439,11 +442,10 @@ struct netdev_dpdk_pfc {
                                      * queues. */
 };
 
-/* lib/netdev-dpdk-pfc.c. */
+/* lib/netdev-dpdk-pfc-ports.c. */
 void netdev_dpdk_pfc_ports_init(void);
-void pfc_ets_log_errors(void);
-void pfc_ets_wait(void);
-void pfc_ets_update(struct netdev_dpdk_pfc *);
+
+/* lib/netdev-dpdk-pfc.c. */
 void pfc_class_queues_fit(struct netdev_dpdk_pfc *);
 
 /* The shared pool of the buffer (lib/netdev-dpdk-pfc-buffer.c). */
@@ -534,6 +536,7 @@ enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
                                   struct pfc_held *, uint64_t free,
                                   bool copy);
 void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
+void pfc_unhold(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_flush_cache(struct pfc_txq *);
 
 void pfc_nic_restore(struct pfc_port *);
@@ -583,14 +586,25 @@ struct pfc_port *pfc_vhost_port(const char *name);
 
 /* lib/netdev-dpdk-pfc-dcbx.c. */
 extern bool pfc_dcbx_applying;
-void pfc_tx_lldp(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *);
+void pfc_dcbx_ports_run(void);
+void pfc_dcbx_ports_wait(void);
 void pfc_dcbx_stop__(struct pfc_port *);
 void pfc_dcbx_stop(struct pfc_port *);
 void pfc_dcbx_bind(struct netdev_dpdk_pfc *, struct pfc_port *, bool first,
                    uint8_t max_lossless);
+
+/* lib/netdev-dpdk-pfc-ets.c. */
+void pfc_ets_log_errors(void);
+void pfc_ets_wait(void);
+void pfc_ets_update(struct netdev_dpdk_pfc *);
 void pfc_ets_admin_tlv(const struct netdev_dpdk_pfc *, struct pfc_ets_tlv *);
 void pfc_ets_params_from_tlv(struct pfc_ets_params *,
                              const struct pfc_ets_tlv *, uint32_t max_frame);
+
+/* lib/netdev-dpdk-pfc-tx.c, besides the sending of packets. */
+void pfc_tx_lldp(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *);
+void pfc_txqs_lock(struct netdev_dpdk_pfc *);
+void pfc_txqs_unlock(struct netdev_dpdk_pfc *);
 
 /* Small helpers of the transmit path that several files use. */
 
@@ -638,15 +652,6 @@ pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
             atomic_sub_relaxed(&t->owner->lossy_prio[h->prio], 1, &orig);
         }
     }
-}
-
-/* Takes 'h', which is leaving a traffic class queue of 't', off the held
- * counts of 't' and off the occupancy of its ingress port. */
-static inline void
-pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
-{
-    pfc_buf_unhold(t, h);
-    pfc_txq_count_held(t, h, -1);
 }
 
 /* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets.  Bit

@@ -462,3 +462,69 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
     }
     return kept;
 }
+
+/* Stores in '*c' the ingress rule in force on a port whose QoS object's rule
+ * is 'base' (pfc->cls), with DCBX on if 'dcbx': 'base', with DCBX's
+ * operational DSCP map 'dscp_oper' when the port adopted its partner's
+ * Application Priority entries ('adopted'; trust=dscp, dcbx-willing). */
+static void
+pfc_cls_in_force(const struct pfc_classifier *base, bool dcbx, bool adopted,
+                 const uint8_t dscp_oper[PFC_N_DSCP],
+                 struct pfc_classifier *c)
+{
+    *c = *base;
+    if (dcbx && adopted && c->trust == PFC_TRUST_DSCP) {
+        pfc_classifier_init(c, c->trust, c->default_prio, dscp_oper);
+    }
+}
+
+/* Makes 'new', allocated by the caller, the ingress rule of 'port' that PMD
+ * threads read (RCU), unless the one in force is equal: then frees 'new'.
+ * The old rule is freed after a grace period.  Takes port->lock, so that
+ * the main thread and the thread that rebinds a port whose link came up
+ * never both replace, and free, the same rule. */
+static void
+pfc_cls_swap(struct pfc_port *port, struct pfc_classifier *new)
+{
+    const struct pfc_classifier *old;
+    bool same;
+
+    rte_spinlock_lock(&port->lock);
+    old = ovsrcu_get_protected(const struct pfc_classifier *, &port->cls);
+    same = old && !memcmp(old, new, sizeof *new);
+    if (!same) {
+        ovsrcu_set(&port->cls, new);
+    }
+    rte_spinlock_unlock(&port->lock);
+    if (same) {
+        free(new);
+    } else if (old) {
+        ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *, old));
+    }
+}
+
+/* Publishes to PMD threads the ingress rule in force on 'port'
+ * (pfc_cls_in_force()), from its QoS object and DCBX state read under
+ * port->lock, if it changed.  Does nothing if the port has no QoS object.
+ * Main thread, port->lock not held. */
+void
+pfc_cls_publish(struct pfc_port *port)
+{
+    uint8_t map[PFC_N_DSCP];
+    struct pfc_classifier base, c;
+    bool dcbx, adopted;
+
+    rte_spinlock_lock(&port->lock);
+    if (!port->conf) {
+        rte_spinlock_unlock(&port->lock);
+        return;
+    }
+    base = port->conf->cls;
+    dcbx = port->conf->cfg.dcbx;
+    adopted = port->dcbx.app_adopted;
+    memcpy(map, port->dcbx.dscp_oper, sizeof map);
+    rte_spinlock_unlock(&port->lock);
+
+    pfc_cls_in_force(&base, dcbx, adopted, map, &c);
+    pfc_cls_swap(port, xmemdup(&c, sizeof c));
+}

@@ -1390,3 +1390,65 @@ netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
     }
     return kept;
 }
+
+/* Locks every tx queue of 'pfc', in order.  For the main thread, which may
+ * wait meanwhile for a transmit thread to finish a batch. */
+void
+pfc_txqs_lock(struct netdev_dpdk_pfc *pfc)
+{
+    for (int i = 0; i < pfc->n_txq; i++) {
+        rte_spinlock_lock(&pfc->txq[i].lock);
+    }
+}
+
+/* Unlocks every tx queue of 'pfc', in the reverse order. */
+void
+pfc_txqs_unlock(struct netdev_dpdk_pfc *pfc)
+{
+    for (int i = pfc->n_txq - 1; i >= 0; i--) {
+        rte_spinlock_unlock(&pfc->txq[i].lock);
+    }
+}
+
+/* Sends the LLDPDU that the main thread prepared for the port of 'pfc', if
+ * one is due (netdev_dpdk_pfc_run()), on tx queue 'qid', with an mbuf from
+ * 'mp'.  The frame is copied out under port->lock; the mbuf is allocated
+ * and sent after it is released.  The caller holds the tx queue's lock. */
+void
+pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
+{
+    struct pfc_port *port = pfc->port;
+    uint8_t frame[PFC_LLDP_FRAME_MAX];
+    struct rte_mbuf *m;
+    bool due;
+    uint16_t len;
+
+    atomic_read_relaxed(&port->lldp_due, &due);
+    if (!due || !mp
+        || !atomic_compare_exchange_strong(&port->lldp_due, &due, false)) {
+        return;
+    }
+    rte_spinlock_lock(&port->lock);
+    len = port->lldp_len;
+    memcpy(frame, port->lldp_frame, len);
+    rte_spinlock_unlock(&port->lock);
+
+    m = rte_pktmbuf_alloc(mp);
+    if (m) {
+        char *p = rte_pktmbuf_append(m, len);
+
+        if (p) {
+            memcpy(p, frame, len);
+            if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) == 1) {
+                return;
+            }
+        }
+        rte_pktmbuf_free(m);
+    }
+    /* Not sent: the next flush tries again, unless DCBX stopped. */
+    rte_spinlock_lock(&port->lock);
+    if (port->conf) {
+        atomic_store_relaxed(&port->lldp_due, true);
+    }
+    rte_spinlock_unlock(&port->lock);
+}

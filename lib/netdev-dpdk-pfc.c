@@ -22,16 +22,22 @@
  *
  *   lib/netdev-dpdk-pfc.c          This file: the QoS objects (create, bind
  *                                  to a port, tx queues, reconfiguration,
- *                                  removal and destruction).
+ *                                  removal and destruction), and the
+ *                                  class's 'run' and 'wait'.
  *   lib/netdev-dpdk-pfc-rx.c       Receive: MAC Control frames and LLDPDUs
  *                                  consumed, pause timers set, rx polls
- *                                  stamped.
- *   lib/netdev-dpdk-pfc-tx.c       Transmit: packets held and sent, tx
- *                                  flush, PFC frames sent, the tx filter.
+ *                                  stamped, the ingress rule published.
+ *   lib/netdev-dpdk-pfc-tx.c       Transmit: packets held and sent by the
+ *                                  verdict of lib/pfc-send.c, tx flush,
+ *                                  PFC frames and LLDPDUs sent, the tx
+ *                                  filter.
  *   lib/netdev-dpdk-pfc-wd.c       The PFC watchdog's check.
  *   lib/netdev-dpdk-pfc-vhost.c    vhost-user ports.
- *   lib/netdev-dpdk-pfc-dcbx.c     DCBX: bind, LLDPDUs sent, 'run'.
+ *   lib/netdev-dpdk-pfc-dcbx.c     DCBX: bind, LLDPDUs prepared, the
+ *                                  partner aged, its vector applied.
+ *   lib/netdev-dpdk-pfc-ets.c      Which ETS a QoS object runs.
  *   lib/netdev-dpdk-pfc-buffer.c   The shared buffer's counters.
+ *   lib/netdev-dpdk-pfc-ports.c    pfc_ports[], the per-port state.
  *   lib/netdev-dpdk-pfc-show.c     Statistics and pfc/show.
  *   lib/netdev-dpdk-pfc-private.h  What they share.
  *
@@ -192,25 +198,7 @@ COVERAGE_DEFINE(pfc_class_resize);
  * (netdev_dpdk_pfc_retiring()). */
 static atomic_uint pfc_n_retiring = ATOMIC_VAR_INIT(0);
 
-struct pfc_port pfc_ports[PFC_N_PORTS];
-
-void
-netdev_dpdk_pfc_ports_init(void)
-{
-    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
-
-    if (ovsthread_once_start(&once)) {
-        for (int i = 0; i < PFC_N_PORTS; i++) {
-            rte_spinlock_init(&pfc_ports[i].lock);
-            atomic_init(&pfc_ports[i].mcq_queue, -1);
-        }
-        ovsthread_once_done(&once);
-    }
-}
-
 static void pfc_txqs_resize(struct netdev_dpdk_pfc *, int n);
-static void pfc_txqs_lock(struct netdev_dpdk_pfc *);
-static void pfc_txqs_unlock(struct netdev_dpdk_pfc *);
 
 /* Parses 'details' into a new QoS object in '*pfcp'.  Returns 0, or EINVAL
  * after logging the key at fault and its allowed range. */
@@ -243,110 +231,6 @@ netdev_dpdk_pfc_create(const struct smap *details,
     rte_spinlock_init(&pfc->shaper_lock);
     *pfcp = pfc;
     return 0;
-}
-
-/* True if netdev_dpdk_pfc_run() has an ETS error to log. */
-static bool pfc_ets_check_due;
-
-/* Puts in force the ETS that 'pfc' should run: the partner's
- * recommendation if DCBX adopted it (lib/pfc-dcbx.h), else the ETS keys of
- * the Queue rows (pfc->cfg.tsa_ets and tc_bw) if they are valid
- * (pfc_ets_validate()).  Invalid keys leave the last valid ones in place
- * and are noted, for netdev_dpdk_pfc_run() to log once the bridge has set
- * every Queue: the bridge sets them one at a time, so that the sum of the
- * bandwidths is checked only at the end.  With DCBX on, what the port
- * recommends to its partner follows the Queue rows.  Main thread. */
-void
-pfc_ets_update(struct netdev_dpdk_pfc *pfc)
-{
-    uint32_t max_frame = (pfc->port && pfc->port->max_frame
-                          ? pfc->port->max_frame
-                          : ETH_PAYLOAD_MAX + ETH_HEADER_LEN
-                            + VLAN_HEADER_LEN);
-    struct pfc_ets_params p;
-    char *err = NULL;
-
-    if (pfc_ets_validate(pfc->cfg.tsa_ets, pfc->cfg.tc_bw, &err)) {
-        if (!pfc->ets_error || strcmp(err, pfc->ets_error)) {
-            free(pfc->ets_error);
-            pfc->ets_error = err;
-            pfc->ets_logged = false;
-            pfc_ets_check_due = true;
-        } else {
-            free(err);
-        }
-    } else {
-        free(pfc->ets_error);
-        pfc->ets_error = NULL;
-        pfc_ets_params_init(&pfc->ets_admin, pfc->cfg.tsa_ets,
-                            pfc->cfg.tc_bw, max_frame);
-    }
-    p = pfc->ets_admin;
-
-    struct pfc_port *port = pfc->port;
-    bool dcbx_on = false;
-
-    if (port) {
-        atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
-    }
-    if (dcbx_on) {
-        struct pfc_ets_tlv admin;
-
-        pfc_ets_admin_tlv(pfc, &admin);
-        rte_spinlock_lock(&port->lock);
-        if (port->conf == pfc) {
-            if (memcmp(&admin, &port->dcbx_params.ets_admin, sizeof admin)) {
-                port->dcbx_params.ets_admin = admin;
-                port->dcbx_changed |= pfc_dcbx_reconfigure(
-                    &port->dcbx, &port->dcbx_params, port->mac,
-                    rte_get_tsc_cycles());
-            }
-            port->dcbx.ets_changed = false;
-            if (port->dcbx.ets_adopted) {
-                pfc_ets_params_from_tlv(&p, &port->dcbx.ets_oper, max_frame);
-            }
-        }
-        rte_spinlock_unlock(&port->lock);
-    }
-    if (pfc_ets_params_equal(&p, &pfc->ets)) {
-        return;
-    }
-    pfc_txqs_lock(pfc);
-    pfc->ets = p;
-    for (int i = 0; i < pfc->n_txq; i++) {
-        pfc_ets_init(&pfc->txq[i].ets);
-    }
-    pfc_txqs_unlock(pfc);
-}
-
-/* Logs, once each, why the ETS keys of the Queue rows of a port are not in
- * force.  Main thread, from netdev_dpdk_pfc_run(). */
-void
-pfc_ets_log_errors(void)
-{
-    if (!pfc_ets_check_due) {
-        return;
-    }
-    pfc_ets_check_due = false;
-    for (int id = 0; id < PFC_N_PORTS; id++) {
-        struct netdev_dpdk_pfc *pfc = pfc_ports[id].conf;
-
-        if (pfc && pfc->ets_error && !pfc->ets_logged) {
-            VLOG_ERR("%s: QoS type pfc: %s; keeping the traffic classes' "
-                     "previous transmission selection", pfc_ports[id].name,
-                     pfc->ets_error);
-            pfc->ets_logged = true;
-        }
-    }
-}
-
-/* Wakes the main thread at once if pfc_ets_log_errors() has work. */
-void
-pfc_ets_wait(void)
-{
-    if (pfc_ets_check_due) {
-        poll_immediate_wake();
-    }
 }
 
 /* Returns the speed of the link of 'port_id', in bit/s, with '*from_link'
@@ -840,72 +724,6 @@ pfc_bind_port_state(struct pfc_port *port,
         port->wd.detecting = 0;
     }
     return old_error;
-}
-
-/* Stores in '*c' the ingress rule in force on a port whose QoS object's rule
- * is 'base' (pfc->cls), with DCBX on if 'dcbx': 'base', with DCBX's
- * operational DSCP map 'dscp_oper' when the port adopted its partner's
- * Application Priority entries ('adopted'; trust=dscp, dcbx-willing). */
-static void
-pfc_cls_in_force(const struct pfc_classifier *base, bool dcbx, bool adopted,
-                 const uint8_t dscp_oper[PFC_N_DSCP],
-                 struct pfc_classifier *c)
-{
-    *c = *base;
-    if (dcbx && adopted && c->trust == PFC_TRUST_DSCP) {
-        pfc_classifier_init(c, c->trust, c->default_prio, dscp_oper);
-    }
-}
-
-/* Makes 'new', allocated by the caller, the ingress rule of 'port' that PMD
- * threads read (RCU), unless the one in force is equal: then frees 'new'.
- * The old rule is freed after a grace period.  Takes port->lock, so that
- * the main thread and the thread that rebinds a port whose link came up
- * never both replace, and free, the same rule. */
-static void
-pfc_cls_swap(struct pfc_port *port, struct pfc_classifier *new)
-{
-    const struct pfc_classifier *old;
-    bool same;
-
-    rte_spinlock_lock(&port->lock);
-    old = ovsrcu_get_protected(const struct pfc_classifier *, &port->cls);
-    same = old && !memcmp(old, new, sizeof *new);
-    if (!same) {
-        ovsrcu_set(&port->cls, new);
-    }
-    rte_spinlock_unlock(&port->lock);
-    if (same) {
-        free(new);
-    } else if (old) {
-        ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *, old));
-    }
-}
-
-/* Publishes to PMD threads the ingress rule in force on 'port'
- * (pfc_cls_in_force()), from its QoS object and DCBX state read under
- * port->lock, if it changed.  Does nothing if the port has no QoS object.
- * Main thread, port->lock not held. */
-void
-pfc_cls_publish(struct pfc_port *port)
-{
-    uint8_t map[PFC_N_DSCP];
-    struct pfc_classifier base, c;
-    bool dcbx, adopted;
-
-    rte_spinlock_lock(&port->lock);
-    if (!port->conf) {
-        rte_spinlock_unlock(&port->lock);
-        return;
-    }
-    base = port->conf->cls;
-    dcbx = port->conf->cfg.dcbx;
-    adopted = port->dcbx.app_adopted;
-    memcpy(map, port->dcbx.dscp_oper, sizeof map);
-    rte_spinlock_unlock(&port->lock);
-
-    pfc_cls_in_force(&base, dcbx, adopted, map, &c);
-    pfc_cls_swap(port, xmemdup(&c, sizeof c));
 }
 
 /* Makes 'pfc', with the limits and thresholds in 'b', the QoS object of
@@ -1408,24 +1226,6 @@ pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
     atomic_store_relaxed(&pfc->holding, holding);
 }
 
-/* Locks every tx queue of 'pfc', in order.  For the main thread, which may
- * wait meanwhile for a transmit thread to finish a batch. */
-static void
-pfc_txqs_lock(struct netdev_dpdk_pfc *pfc)
-{
-    for (int i = 0; i < pfc->n_txq; i++) {
-        rte_spinlock_lock(&pfc->txq[i].lock);
-    }
-}
-
-static void
-pfc_txqs_unlock(struct netdev_dpdk_pfc *pfc)
-{
-    for (int i = pfc->n_txq - 1; i >= 0; i--) {
-        rte_spinlock_unlock(&pfc->txq[i].lock);
-    }
-}
-
 /* Frees 'pfc'.  No thread may use it any more (the caller postponed this
  * with RCU).  Packets still held are freed and counted as hold drops. */
 void
@@ -1893,6 +1693,31 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
         pfc_nic_restore(pfc->port);     /* Outside the tx queue locks. */
     }
     return owes;
+}
+
+/* netdev 'run' of the DPDK ethernet class, main thread: logs the ETS keys
+ * that are not in force (pfc_ets_log_errors()) and runs DCBX
+ * (pfc_dcbx_ports_run()).  netdev-dpdk's 'run' calls
+ * netdev_dpdk_pfc_retire_run() for each QoS object being removed. */
+void
+netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
+{
+    pfc_ets_log_errors();
+    pfc_dcbx_ports_run();
+}
+
+/* netdev 'wait' of the DPDK ethernet class: wakes the main thread for
+ * netdev_dpdk_pfc_run() while a port has DCBX on or an ETS error to log,
+ * and for netdev_dpdk_pfc_retire_run() while PFC is being removed from a
+ * port. */
+void
+netdev_dpdk_pfc_wait(const struct netdev_class *netdev_class OVS_UNUSED)
+{
+    if (netdev_dpdk_pfc_retiring()) {
+        poll_timer_wait(10);    /* ms: how late removal completes. */
+    }
+    pfc_ets_wait();
+    pfc_dcbx_ports_wait();
 }
 
 /* Returns true if a QoS object of type pfc is being removed and still owes
