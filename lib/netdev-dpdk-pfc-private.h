@@ -37,8 +37,12 @@
 #include "pfc.h"
 #include "pfc-buffer.h"
 #include "pfc-classify.h"
+#include "pfc-config.h"
 #include "pfc-dcbx.h"
 #include "pfc-ets.h"
+#include "pfc-holdq.h"
+#include "pfc-nic.h"
+#include "pfc-wd.h"
 #include "util.h"
 
 /* Per port state, for the life of the process (see the header): one per DPDK

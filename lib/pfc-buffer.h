@@ -65,6 +65,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "pfc.h"
+#include "pfc-config.h"
+#include "pfc-holdq.h"
 
 /* The largest buffer, cells (mbufs).  Also the slots of the traffic class
  * queue of a lossless class, so that any admitted packet has a slot. */

@@ -19,6 +19,7 @@
  * is rejected with a message that names the key and its valid range. */
 
 #include <config.h>
+#include "pfc-config.h"
 #include "pfc.h"
 #include "pfc-classify.h"
 #include "pfc-dcbx.h"

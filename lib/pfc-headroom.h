@@ -83,6 +83,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pfc-config.h"
+
 struct ds;
 
 /* A named set of default inputs: see the comment at the top of this file. */
