@@ -19,7 +19,7 @@
 
 /* The configuration of a port with QoS type "pfc": its keys, their ranges
  * and defaults (vswitchd/vswitch.xml), parsed from and written back to an
- * smap by lib/pfc-config.c.  Pure: no DPDK.
+ * smap by lib/pfc-config.c.  Pure: no DPDK. */
 
 #include <stdbool.h>
 #include <stdint.h>

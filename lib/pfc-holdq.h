@@ -23,7 +23,7 @@
  * packets waiting, or the tx ring was full (lib/pfc-send.h decides which).
  * Which packets a queue admits is the shared buffer's decision
  * (lib/pfc-buffer.h); this file only keeps them, in order.  Pure: no
- * clock, no locks (the caller serializes each queue), no DPDK.
+ * clock, no locks (the caller serializes each queue), no DPDK. */
 
 #include <stdbool.h>
 #include <stddef.h>

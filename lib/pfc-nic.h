@@ -22,7 +22,7 @@
  * it, how MAC Control frames reach the switch (the driver policy), and an
  * rx queue of their own for them (mac-control-queue).  Pure: the glue
  * (lib/netdev-dpdk-pfc.c, lib/netdev-dpdk-pfc-steer.c) asks the driver and
- * applies the answer; no DPDK here.
+ * applies the answer; no DPDK here. */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -20,7 +20,7 @@
 /* The PFC watchdog of a port: storm detection and restoration, in ticks of
  * a clock that the caller passes in (the TSC in the DPDK datapath).  Pure:
  * no clock, no locks, no DPDK; the opening comment of the watchdog below
- * gives the rules and their sources.
+ * gives the rules and their sources. */
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -32,6 +32,7 @@
 #include "openvswitch/util.h"
 #include "ovstest.h"
 #include "pfc.h"
+#include "pfc-config.h"
 #include "smap.h"
 #include "timeval.h"
 #include "util.h"

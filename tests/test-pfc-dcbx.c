@@ -32,6 +32,7 @@
 #include "pfc.h"
 #include "pfc-config.h"
 #include "smap.h"
+#include "test-pfc-parse.h"
 #include "util.h"
 
 /* DCBX (lib/pfc-dcbx.h). */
@@ -825,10 +826,6 @@ test_dcbx_state(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(pfc_dcbx_ttl(&p) == 14401);
     printf("dcbx-state: ok\n");
 }
-
-static const struct {
-    const char *name;
-    void (*f)(void);
 
 static const struct ovs_cmdl_command commands[] = {
     { "dcbx-codec", NULL, 0, 0, test_dcbx_codec, OVS_RO },

@@ -31,6 +31,7 @@
 #include "pfc.h"
 #include "pfc-config.h"
 #include "smap.h"
+#include "test-pfc-parse.h"
 #include "util.h"
 
 static const struct pfc_timebase tb10g = { 1000000000, 10000000000ULL };

@@ -30,6 +30,7 @@
 #include "pfc-holdq.h"
 #include "pfc-nic.h"
 #include "pfc-wd.h"
+#include "test-pfc-parse.h"
 
 #include <errno.h>
 #include <string.h>
@@ -597,32 +598,6 @@ test_holdq(void)
     ovs_assert(q.n == 0);
     pfc_holdq_destroy(&q);
 }
-
-/* Parses "key=value" pairs in 'argv' and checks the result: 'want_error' 0
- * for success, or EINVAL with an error message containing 'needle'. */
-static void
-check_parse(struct pfc_config *cfg, int want_error, const char *needle,
-            const char *const *kv)
-{
-    struct smap details = SMAP_INITIALIZER(&details);
-    char *err;
-    int error;
-
-    for (; *kv; kv += 2) {
-        smap_add(&details, kv[0], kv[1]);
-    }
-    error = pfc_config_parse(&details, cfg, &err);
-    if (error != want_error || (needle && (!err || !strstr(err, needle)))) {
-        ovs_fatal(0, "parse: got error %d (%s), want %d with \"%s\"",
-                  error, err ? err : "no message", want_error,
-                  needle ? needle : "");
-    }
-    free(err);
-    smap_destroy(&details);
-}
-
-#define PARSE(CFG, ERR, NEEDLE, ...) \
-    check_parse(CFG, ERR, NEEDLE, (const char *const[]) { __VA_ARGS__, NULL })
 
 /* pfc_holdq_remap(): a priority's held packets follow it to its new class,
  * in order, behind what that class already holds; the rest stay put. */
@@ -1267,6 +1242,9 @@ test_mcq(void)
     ovs_assert(reta[0] == 0 && reta[127] == 0);
 }
 
+static const struct {
+    const char *name;
+    void (*f)(void);
 } tests[] = {
     { "decode", test_decode },
     { "encode", test_encode },
