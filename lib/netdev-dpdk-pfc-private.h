@@ -18,10 +18,12 @@
 #define NETDEV_DPDK_PFC_PRIVATE_H 1
 
 /* State and helpers shared by the files of the DPDK glue of PFC:
- * lib/netdev-dpdk-pfc.c (QoS objects), lib/netdev-dpdk-pfc-rx.c (receive),
+ * lib/netdev-dpdk-pfc.c (QoS objects), lib/netdev-dpdk-pfc-retire.c (their
+ * succession and removal), lib/netdev-dpdk-pfc-rx.c (receive),
  * lib/netdev-dpdk-pfc-tx.c (transmit), lib/netdev-dpdk-pfc-wd.c (watchdog),
  * lib/netdev-dpdk-pfc-vhost.c (vhost-user ports), lib/netdev-dpdk-pfc-dcbx.c
- * (DCBX), lib/netdev-dpdk-pfc-ets.c (ETS), lib/netdev-dpdk-pfc-buffer.c
+ * (DCBX), lib/netdev-dpdk-pfc-ets.c (ETS), lib/netdev-dpdk-pfc-nic.c (the
+ * NIC), lib/netdev-dpdk-pfc-buffer.c
  * (the shared buffer), lib/netdev-dpdk-pfc-ports.c (pfc_ports[]) and
  * lib/netdev-dpdk-pfc-show.c (statistics and unixctl commands).  The
  * threads and locks are described at the top of lib/netdev-dpdk-pfc.c. */
@@ -449,8 +451,29 @@ struct netdev_dpdk_pfc {
 /* lib/netdev-dpdk-pfc-ports.c. */
 void netdev_dpdk_pfc_ports_init(void);
 
-/* lib/netdev-dpdk-pfc.c. */
+/* lib/netdev-dpdk-pfc.c: the tx queues of a QoS object. */
 void pfc_class_queues_fit(struct netdev_dpdk_pfc *);
+void pfc_txq_need(const struct pfc_txq *from, const uint8_t prio_to_tc[],
+                  uint32_t need[PFC_N_PRIOS]);
+bool pfc_txq_fits(const struct pfc_txq *from, const struct pfc_txq *to,
+                  const uint8_t prio_to_tc[]);
+void pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
+                  const uint8_t prio_to_tc[]);
+void pfc_txqs_resize(struct netdev_dpdk_pfc *, int n);
+
+/* lib/netdev-dpdk-pfc-nic.c. */
+/* Link speed assumed when neither the link nor other_config:link-speed gives
+ * one, in bit/s. */
+#define PFC_FALLBACK_LINK_SPEED 10000000000ULL
+uint64_t pfc_link_speed(uint16_t port_id, bool *from_link);
+bool pfc_ring_limits_get(uint16_t port_id, struct pfc_ring_limits *);
+enum pfc_mac_control pfc_mac_control_setup(
+    struct pfc_port *, uint16_t port_id, const char *driver, bool trust,
+    struct pfc_mac_control_answers *, char **reason);
+void pfc_nic_restore(struct pfc_port *);
+
+/* lib/netdev-dpdk-pfc-retire.c. */
+extern atomic_uint pfc_n_retiring;
 
 /* The shared pool of the buffer (lib/netdev-dpdk-pfc-buffer.c). */
 struct pfc_pool {
@@ -543,7 +566,6 @@ void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
 void pfc_unhold(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_flush_cache(struct pfc_txq *);
 
-void pfc_nic_restore(struct pfc_port *);
 
 /* lib/netdev-dpdk-pfc-tx.c. */
 void pfc_txq_free_held(struct netdev_dpdk_pfc *, struct pfc_txq *);

@@ -22,8 +22,10 @@
  *
  *   lib/netdev-dpdk-pfc.c          This file: the QoS objects (create, bind
  *                                  to a port, tx queues, reconfiguration,
- *                                  removal and destruction), and the
- *                                  class's 'run' and 'wait'.
+ *                                  destruction).
+ *   lib/netdev-dpdk-pfc-retire.c   Succession and removal of a QoS object,
+ *                                  link down, and the class's 'run' and
+ *                                  'wait'.
  *   lib/netdev-dpdk-pfc-rx.c       Receive: MAC Control frames and LLDPDUs
  *                                  consumed, pause timers set, rx polls
  *                                  stamped, the ingress rule published.
@@ -36,6 +38,7 @@
  *   lib/netdev-dpdk-pfc-dcbx.c     DCBX: bind, LLDPDUs prepared, the
  *                                  partner aged, its vector applied.
  *   lib/netdev-dpdk-pfc-ets.c      Which ETS a QoS object runs.
+ *   lib/netdev-dpdk-pfc-nic.c      What PFC asks of a NIC.
  *   lib/netdev-dpdk-pfc-buffer.c   The shared buffer's counters.
  *   lib/netdev-dpdk-pfc-ports.c    pfc_ports[], the per-port state.
  *   lib/netdev-dpdk-pfc-show.c     Statistics and pfc/show.
@@ -171,10 +174,6 @@ VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc);
 COVERAGE_DEFINE(pfc_remap);
 COVERAGE_DEFINE(pfc_class_resize);
 
-/* Link speed assumed when neither the link nor other_config:link-speed gives
- * one, in bit/s. */
-#define PFC_FALLBACK_LINK_SPEED 10000000000ULL
-
 /* A pause whose expiry every rx queue has not yet been polled after ends
  * anyway this many ms after its expiry (the 'cap' of pfc_pause_holds()),
  * for a port whose rx queues are not polled or never empty. */
@@ -189,16 +188,6 @@ COVERAGE_DEFINE(pfc_class_resize);
  * many ms is flushed by another thread (see the opening comment). */
 #define PFC_ADOPT_MS 1
 
-/* PFC being removed from a port hands its held packets to the NIC, and its
- * XON, for at most this many ms (netdev_dpdk_pfc_retire_run()); what is
- * still held then is freed and counted. */
-#define PFC_RETIRE_MS 1000
-
-/* QoS objects being removed that still owe an XON or hold packets
- * (netdev_dpdk_pfc_retiring()). */
-static atomic_uint pfc_n_retiring = ATOMIC_VAR_INIT(0);
-
-static void pfc_txqs_resize(struct netdev_dpdk_pfc *, int n);
 
 /* Parses 'details' into a new QoS object in '*pfcp'.  Returns 0, or EINVAL
  * after logging the key at fault and its allowed range. */
@@ -233,26 +222,6 @@ netdev_dpdk_pfc_create(const struct smap *details,
     return 0;
 }
 
-/* Returns the speed of the link of 'port_id', in bit/s, with '*from_link'
- * true, or PFC_FALLBACK_LINK_SPEED with '*from_link' false if the link is
- * down or gives no speed (what a down link reports is the last or a nominal
- * speed, not the one it will come up at). */
-static uint64_t
-pfc_link_speed(uint16_t port_id, bool *from_link)
-{
-    struct rte_eth_link link;
-
-    memset(&link, 0, sizeof link);
-    if (!rte_eth_link_get_nowait(port_id, &link)
-        && link.link_status == RTE_ETH_LINK_UP
-        && link.link_speed && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN) {
-        *from_link = true;
-        return (uint64_t) link.link_speed * 1000000;
-    }
-    *from_link = false;
-    return PFC_FALLBACK_LINK_SPEED;
-}
-
 /* Records 'error' (taking it) as why the last configuration of 'port' was
  * refused.  port->last_error is written under port->lock and freed after
  * it, by the main thread or by netdev-dpdk's link-state thread (a rebind
@@ -270,99 +239,6 @@ pfc_port_set_error(struct pfc_port *port, const char *name, char *error)
     port->last_error = error;
     rte_spinlock_unlock(&port->lock);
     free(old);
-}
-
-/* Reads the tx ring limits of the driver of 'port_id' into '*lim'.  Returns
- * false, with '*lim' allowing any ring, if the driver gives none. */
-static bool
-pfc_ring_limits_get(uint16_t port_id, struct pfc_ring_limits *lim)
-{
-    struct rte_eth_dev_info info;
-
-    lim->nb_min = 0;
-    lim->nb_max = UINT16_MAX;
-    lim->nb_align = 1;
-    if (rte_eth_dev_info_get(port_id, &info)) {
-        return false;
-    }
-    lim->nb_min = info.tx_desc_lim.nb_min;
-    lim->nb_max = info.tx_desc_lim.nb_max;
-    lim->nb_align = info.tx_desc_lim.nb_align;
-    return true;
-}
-
-/* Makes the NIC of 'port_id', whose driver is 'driver', pass MAC Control
- * frames to software if it must be asked (pfc_mac_control_needs_nic()):
- * 802.3x flow control off and mac_ctrl_frame_fwd on, and
- * 01-80-C2-00-00-01 accepted.  Stores what was asked and answered in '*a',
- * for pfc/show.  Returns what pfc_mac_control_decide() makes of the
- * driver's answers, with '*reason' set on PFC_MAC_CONTROL_REFUSED. */
-static enum pfc_mac_control
-pfc_mac_control_setup(struct pfc_port *port, uint16_t port_id,
-                      const char *driver, bool trust,
-                      struct pfc_mac_control_answers *a, char **reason)
-{
-    uint8_t quirks = pfc_driver_quirks(driver);
-
-    memset(a, 0, sizeof *a);
-    if (pfc_mac_control_needs_nic(driver, trust, quirks)) {
-        struct rte_eth_fc_conf fc;
-
-        memset(&fc, 0, sizeof fc);
-        a->asked = true;
-        a->flow_ctrl_get = rte_eth_dev_flow_ctrl_get(port_id, &fc);
-        if (!a->flow_ctrl_get && !port->nic_saved) {
-            port->fc_saved = fc;
-            port->nic_saved = true;
-        }
-        if (!a->flow_ctrl_get) {
-            fc.mode = RTE_ETH_FC_NONE;
-            fc.mac_ctrl_frame_fwd = 1;
-            a->flow_ctrl_set = rte_eth_dev_flow_ctrl_set(port_id, &fc);
-        }
-        if (!a->flow_ctrl_get && !a->flow_ctrl_set
-            && rte_eth_promiscuous_get(port_id) != 1
-            && rte_eth_allmulticast_get(port_id) != 1) {
-            a->allmulticast_asked = true;
-            a->allmulticast = rte_eth_allmulticast_enable(port_id);
-            port->allmulti_by_pfc = !a->allmulticast;
-        }
-    }
-    return pfc_mac_control_decide(driver, trust, quirks, a, reason);
-}
-
-/* Gives the NIC of 'port', an ethernet port, back the flow control and
- * all-multicast state it had before PFC first asked it to pass MAC Control
- * frames (pfc_mac_control_setup()): when PFC leaves the port, and when its
- * first bind is refused.  Main thread. */
-void
-pfc_nic_restore(struct pfc_port *port)
-{
-    uint16_t port_id = port - pfc_ports;
-    int fc_err = 0, am_err = 0;
-
-    if (pfc_port_is_vhost(port) || (!port->nic_saved
-                                    && !port->allmulti_by_pfc)) {
-        return;
-    }
-    if (port->nic_saved) {
-        fc_err = rte_eth_dev_flow_ctrl_set(port_id, &port->fc_saved);
-    }
-    if (port->allmulti_by_pfc) {
-        am_err = rte_eth_allmulticast_disable(port_id);
-    }
-    if (fc_err || am_err) {
-        VLOG_WARN("%s: PFC: could not restore the NIC's state: "
-                  "rte_eth_dev_flow_ctrl_set() %s, "
-                  "rte_eth_allmulticast_disable() %s", port->name,
-                  fc_err ? ovs_strerror(-fc_err) : "ok",
-                  am_err ? ovs_strerror(-am_err) : "ok");
-    } else {
-        VLOG_INFO("%s: PFC: NIC flow control%s restored", port->name,
-                  port->allmulti_by_pfc ? " and all-multicast" : "");
-    }
-    port->nic_saved = false;
-    port->allmulti_by_pfc = false;
 }
 
 /* Returns the descriptors of the largest rx ring of the port that 'info'
@@ -1007,7 +883,7 @@ pfc_txq_destroy(struct pfc_txq *t, struct pfc_txq_totals *sum)
 
 /* Counts, per traffic class of 'prio_to_tc', the packets that 'from' holds,
  * into need[].  Lock-free and racy: for reserving room ahead. */
-static void
+void
 pfc_txq_need(const struct pfc_txq *from, const uint8_t prio_to_tc[],
              uint32_t need[PFC_N_PRIOS])
 {
@@ -1023,7 +899,7 @@ pfc_txq_need(const struct pfc_txq *from, const uint8_t prio_to_tc[],
 /* Returns true if every packet that 'from' holds fits, in the class queue
  * that 'prio_to_tc' maps its priority to, into the ring of 'to'.  The caller
  * holds the lock of 'from'. */
-static bool
+bool
 pfc_txq_fits(const struct pfc_txq *from, const struct pfc_txq *to,
              const uint8_t prio_to_tc[])
 {
@@ -1046,7 +922,7 @@ pfc_txq_fits(const struct pfc_txq *from, const struct pfc_txq *to,
  * that 'prio_to_tc' maps its priority to, in order, past that queue's limit
  * if need be: the caller made room (pfc_txq_fits()).  The ingress buffer
  * occupancy does not change. */
-static void
+void
 pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
              const uint8_t prio_to_tc[])
 {
@@ -1177,7 +1053,7 @@ pfc_class_queues_fit(struct netdev_dpdk_pfc *pfc)
  * tx queue i % n: the packets of a flow all come from one tx queue, so they
  * stay in order.  Only for a QoS object that no transmit thread uses: one
  * not yet published, or one whose port netdev-dpdk is reconfiguring. */
-static void
+void
 pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
 {
     struct pfc_txq *txq = xzalloc_cacheline(n * sizeof *txq);
@@ -1566,436 +1442,6 @@ netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
                         pfc->cfg.tc_bw[queue_id]);
     } else {
         smap_add(details, "tsa", "strict");
-    }
-    return 0;
-}
-
-/* Moves the packets held by 'old' into 'new', which replaces it as the QoS
- * object of the same port and which no thread uses yet, and retires 'old':
- * transmit threads that still use it go on with 'new' (pfc_lock_live()).
- * Each tx queue's packets go to the same tx queue of 'new'; each priority's
- * held packets stay in order, ahead of anything 'new' holds later, in the
- * class queue that 'new' maps the priority to, even past 'new''s
- * queue-size, so that no held packet is lost to a reconfiguration.  The
- * port's pause timers, XOFF state and ingress buffer occupancy are per port
- * and carry over; an XOFF in force for a priority that 'new' does not enable
- * is ended with an XON at the next transmit opportunity (pfc_xoff_run()).
- * Called by the main thread before it publishes 'new'. */
-void
-netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
-                        struct netdev_dpdk_pfc *new)
-{
-    const uint8_t *map;
-
-    if (new->keep_map) {
-        /* Set again by DCBX: the priority map of the Queue rows stays. */
-        memcpy(new->cfg.tc_prios, old->cfg.tc_prios,
-               sizeof new->cfg.tc_prios);
-        memcpy(new->cfg.prio_to_tc, old->cfg.prio_to_tc,
-               sizeof new->cfg.prio_to_tc);
-    }
-    /* The ETS keys of the Queue rows, and the ETS in force, carry over
-     * until the bridge sets the Queue rows of 'new'. */
-    new->cfg.tsa_ets = old->cfg.tsa_ets;
-    memcpy(new->cfg.tc_bw, old->cfg.tc_bw, sizeof new->cfg.tc_bw);
-    new->ets_admin = old->ets_admin;
-    /* The partner's recommendation only while DCBX stays on. */
-    new->ets = new->cfg.dcbx ? old->ets : old->ets_admin;
-    if (old->ets_error && !new->ets_error) {
-        new->ets_error = xstrdup(old->ets_error);
-        new->ets_logged = old->ets_logged;
-    }
-    map = new->cfg.prio_to_tc;
-    int nn = MAX(new->n_txq, 1);
-
-    if (!new->n_txq) {
-        pfc_txqs_resize(new, MAX(old->n_txq, 1));
-        nn = new->n_txq;
-    }
-    for (;;) {
-        bool fits = true;
-
-        /* Make room first, without a lock: allocation is not allowed under
-         * a lock that a PMD thread needs.  Packets may be held meanwhile;
-         * then check again, with margin. */
-        for (int i = 0; i < old->n_txq; i++) {
-            struct pfc_txq *to = &new->txq[i % nn];
-            uint32_t need[PFC_N_PRIOS] = { 0 };
-
-            pfc_txq_need(&old->txq[i], map, need);
-            for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-                pfc_holdq_reserve(&to->q[tc], to->q[tc].n + need[tc]
-                                  + 2 * PFC_TX_BURST);
-            }
-        }
-        pfc_txqs_lock(old);
-        for (int i = 0; fits && i < old->n_txq; i++) {
-            fits = pfc_txq_fits(&old->txq[i], &new->txq[i % nn], map);
-        }
-        if (fits) {
-            break;
-        }
-        pfc_txqs_unlock(old);
-    }
-
-    for (int i = 0; i < old->n_txq; i++) {
-        pfc_txq_move(&old->txq[i], &new->txq[i % nn], map);
-        pfc_note_holding(old, &old->txq[i]);
-    }
-    for (int i = 0; i < nn; i++) {
-        pfc_note_holding(new, &new->txq[i]);
-    }
-    old->retired = true;
-    old->next = new;
-    pfc_txqs_unlock(old);
-    pfc_class_queues_fit(new);
-}
-
-/* PFC is being removed from the port of 'pfc' (its QoS is deleted or gets
- * another type).  From now on 'pfc' sends no XOFF, and an XOFF in force is
- * ended with an XON at the next transmit opportunity (pfc_xoff_run()).
- * Returns true if 'pfc' must stay the port's QoS object until it has sent
- * what it owes: it holds packets, or an XOFF is in force.  The PMD threads
- * then send the XON and the held packets, as pauses allow, on their own tx
- * queues, with neither a port restart nor an rx queue reassignment, and
- * netdev_dpdk_pfc_retire_run() says when the object is done.  Otherwise
- * retires it at once (a transmit thread that still uses it sends as on a
- * port without QoS) and returns false.  Main thread. */
-bool
-netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
-{
-    bool owes;
-
-    if (pfc->port) {
-        /* DCBX stops with PFC: nothing must set the QoS again. */
-        pfc_dcbx_stop(pfc->port);
-        pfc_mcq_remove(pfc->port);
-    }
-    pfc_txqs_lock(pfc);
-    pfc->retiring = true;
-    pfc->xparams.enabled = 0;
-    owes = pfc->port && pfc->port->xoff.asserted;
-    for (int i = 0; i < pfc->n_txq; i++) {
-        owes = owes || pfc->txq[i].n_held;
-    }
-    if (!owes) {
-        pfc->retired = true;
-        pfc->next = NULL;
-    } else if (!pfc->retire_counted) {
-        unsigned int orig;
-
-        pfc->retire_counted = true;
-        pfc->retire_deadline = time_msec() + PFC_RETIRE_MS;
-        atomic_add_relaxed(&pfc_n_retiring, 1, &orig);
-    }
-    pfc_txqs_unlock(pfc);
-    if (!owes && pfc->port) {
-        pfc_nic_restore(pfc->port);     /* Outside the tx queue locks. */
-    }
-    return owes;
-}
-
-/* netdev 'run' of the DPDK ethernet class, main thread: logs the ETS keys
- * that are not in force (pfc_ets_log_errors()) and runs DCBX
- * (pfc_dcbx_ports_run()).  netdev-dpdk's 'run' calls
- * netdev_dpdk_pfc_retire_run() for each QoS object being removed. */
-void
-netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
-{
-    pfc_ets_log_errors();
-    pfc_dcbx_ports_run();
-}
-
-/* netdev 'wait' of the DPDK ethernet class: wakes the main thread for
- * netdev_dpdk_pfc_run() while a port has DCBX on or an ETS error to log,
- * and for netdev_dpdk_pfc_retire_run() while PFC is being removed from a
- * port. */
-void
-netdev_dpdk_pfc_wait(const struct netdev_class *netdev_class OVS_UNUSED)
-{
-    if (netdev_dpdk_pfc_retiring()) {
-        poll_timer_wait(10);    /* ms: how late removal completes. */
-    }
-    pfc_ets_wait();
-    pfc_dcbx_ports_wait();
-}
-
-/* Returns true if a QoS object of type pfc is being removed and still owes
- * an XON or holds packets: netdev-dpdk's 'run' then calls
- * netdev_dpdk_pfc_retire_run() for it. */
-bool
-netdev_dpdk_pfc_retiring(void)
-{
-    unsigned int n;
-
-    atomic_read_relaxed(&pfc_n_retiring, &n);
-    return n > 0;
-}
-
-/* For 'pfc', retiring (netdev_dpdk_pfc_retire() returned true): returns
- * true, and retires it, once it neither holds packets nor has an XOFF in
- * force, or PFC_RETIRE_MS after its removal: then what it still holds (a
- * pause that does not end, a port that is down) is freed and counted as
- * hold drops and in tx_dropped, which discharges its ingress ports, and a
- * pause it was owed an XON for ends when its timer runs out.  From then on
- * a transmit thread that still uses it sends as on a port without QoS; the
- * caller replaces it as the port's QoS.  Returns false while it still owes
- * something.  Main thread. */
-bool
-netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
-{
-    struct pfc_port *port = pfc->port;
-    uint64_t holding, freed = 0;
-    bool late, asserted;
-
-    if (!pfc->retiring || pfc->retired) {
-        return pfc->retired;
-    }
-    atomic_read_relaxed(&pfc->holding, &holding);
-    asserted = port && !pfc_port_is_vhost(port) && port->xoff.asserted;
-    late = time_msec() >= pfc->retire_deadline;
-    if ((holding || asserted) && !late) {
-        return false;
-    }
-
-    pfc_txqs_lock(pfc);
-    for (int i = 0; i < pfc->n_txq; i++) {
-        if (pfc->txq[i].n_held) {
-            freed += pfc->txq[i].n_held;
-            pfc_txq_free_held(pfc, &pfc->txq[i]);
-        }
-    }
-    asserted = port && !pfc_port_is_vhost(port) && port->xoff.asserted;
-    pfc->retired = true;
-    pfc->next = NULL;
-    pfc_txqs_unlock(pfc);
-    if (port) {
-        pfc_nic_restore(port);
-    }
-    if (port && (freed || asserted)) {
-        VLOG_WARN("%s: PFC removed: %"PRIu64" packets still held after %d ms "
-                  "freed (counted as hold drops and tx_dropped)%s",
-                  port->name, freed, PFC_RETIRE_MS,
-                  asserted ? "; no XON sent: the link partner resumes when "
-                  "its pause timer runs out" : "");
-    } else if (port) {
-        VLOG_INFO("%s: PFC removed: XON and held packets sent", port->name);
-    }
-    return true;
-}
-
-/* Returns the time, in ns, that the link of 'port' takes to send a full tx
- * ring of frames of its largest size with preamble and gap, at most
- * PFC_RING_DRAIN_MAX_NS. */
-#define PFC_RING_DRAIN_MAX_NS (10 * 1000 * 1000)
-static uint64_t
-pfc_ring_drain_ns(const struct pfc_port *port)
-{
-    uint64_t bits = ((uint64_t) MAX(port->txq_size, 1)
-                     * ((uint64_t) port->max_frame + 20) * 8);
-    uint64_t speed = MAX(port->tb.link_speed, 1);
-
-    return MIN(bits * 1000000000 / speed, PFC_RING_DRAIN_MAX_NS);
-}
-
-/* For a port that no transmit thread uses (the datapath is reconfiguring it,
- * or deleting it): sends on tx queue 0, with mbufs from 'mp', the XON that
- * 'pfc' owes for each priority whose XOFF is in force, then, if
- * 'send_held', the packets each tx queue holds, on that tx queue, oldest
- * first, whether paused or not (on a vhost-user port, to the guest whose
- * device id is 'vid', read by the caller now; -1 for none).  What is not
- * sent (no 'mp', 'send_held' false, or everything from the first packet
- * that a full ring refused for 1 ms on) is freed and counted as hold drops
- * and in tx_dropped.  Retires
- * 'pfc'.  Returns the number of held packets freed.  Calls the driver with
- * the tx queue locks of 'pfc' held, which no PMD thread takes while the port
- * is off the PMD threads, but never with port->lock held. */
-uint64_t
-netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
-                      int vid, bool send_held)
-{
-    struct pfc_port *port = pfc->port;
-    uint64_t freed = 0, sent_held = 0;
-    bool closing = !send_held;
-    bool no_mbuf = false;
-
-    if (closing && port && !pfc_port_is_vhost(port)) {
-        /* The port stops next. */
-        netdev_dpdk_pfc_port_stopping(port - pfc_ports);
-    }
-    pfc_txqs_lock(pfc);
-    if (!port) {
-        goto out;
-    }
-
-    /* The XON for every XOFF in force: decided under port->lock, sent
-     * outside it. */
-    struct pfc_xoff_params none = pfc->xparams;
-    struct pfc_buf_pg zero[PFC_N_PRIOS];
-    struct rte_mbuf *m = NULL;
-    struct pfc_frame frame;
-    bool due;
-
-    none.enabled = 0;
-    memset(zero, 0, sizeof zero);
-    rte_spinlock_lock(&port->lock);
-    due = pfc_xoff_run(&port->xoff, &none, zero, 0, 0, &frame);
-    rte_spinlock_unlock(&port->lock);
-    m = due && mp ? rte_pktmbuf_alloc(mp) : NULL;
-    no_mbuf = due && !m;        /* Logged once the locks are released. */
-    if (m) {
-        pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &port->mac,
-                         &frame);
-    }
-    if (m && pfc_tx_burst_blocking(port, 0, -1, &m, 1) == 1) {
-        rte_spinlock_lock(&port->lock);
-        pfc_counters_count_tx(&port->counters, &frame);
-        rte_spinlock_unlock(&port->lock);
-    } else if (m) {
-        rte_pktmbuf_free(m);
-    }
-
-    for (int i = 0; i < pfc->n_txq; i++) {
-        struct pfc_txq *t = &pfc->txq[i];
-
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            struct pfc_holdq *q = &t->q[tc];
-
-            while (q->n) {
-                const struct pfc_held *h = pfc_holdq_peek(q, 0);
-                struct rte_mbuf *pkt = h->pkt;
-
-                pfc_unhold(t, h);
-                if (send_held && (mp || pfc_port_is_vhost(port))
-                    && pfc_tx_burst_blocking(port, i, vid, &pkt, 1)) {
-                    sent_held++;
-                } else {
-                    /* A ring that did not drain in 1 ms will not: free the
-                     * rest rather than keep the main thread waiting. */
-                    send_held = false;
-                    pfc_count(&t->hold_drops[h->prio], 1);
-                    rte_pktmbuf_free(pkt);
-                    freed++;
-                }
-                pfc_holdq_pop(q, 1);
-            }
-        }
-        t->n_held = 0;
-        t->nonempty = 0;
-        pfc_note_holding(pfc, t);
-    }
-    if (freed) {
-        uint64_t orig;
-
-        atomic_add_relaxed(&port->held_dropped, freed, &orig);
-    }
-    if ((m || sent_held) && !pfc_port_is_vhost(port)) {
-        /* The port stops next: give the NIC the time to send a full tx
-         * ring at link speed, so that a driver whose stop discards its
-         * ring loses neither the XON nor the held packets. */
-        xnanosleep_no_quiesce(pfc_ring_drain_ns(port));
-    }
-    if (closing && pfc_port_is_vhost(port)) {
-        /* The slot may serve another vhost-user port from now on. */
-        atomic_store_relaxed(&port->guest, false);
-        atomic_store_relaxed(&port->bp_stopped, 0);
-        rte_spinlock_lock(&port->lock);
-        port->dead = true;
-        rte_spinlock_unlock(&port->lock);
-    }
-
-out:
-    pfc->retired = true;
-    pfc->next = NULL;
-    pfc_txqs_unlock(pfc);
-    if (port && pfc->retiring && !closing) {
-        pfc_nic_restore(port);
-    }
-    if (no_mbuf) {
-        VLOG_WARN("%s: PFC no longer applies: no mbuf for the XON it owes; "
-                  "the link partner resumes when its pause timer runs out",
-                  port->name);
-    }
-    if (port && (freed || sent_held)) {
-        VLOG_INFO("%s: PFC no longer applies: %"PRIu64" held packets sent, "
-                  "%"PRIu64" freed (counted as hold drops and tx_dropped)",
-                  port->name, sent_held, freed);
-    }
-    return freed;
-}
-
-/* DPDK port 'port_id' went down ('down' true), or up again, for the reason
- * 'why' (NETDEV_PFC_DOWN_ADMIN: NETDEV_UP turned off, the datapath drops
- * what it would send; NETDEV_PFC_DOWN_LINK: the link went down).  While
- * either holds, PFC holds nothing for the port: it no longer honours pauses
- * (a partner's pause does not outlive the link), what its tx ring refuses
- * is dropped, as without PFC, and the PMD threads that flush the port free
- * what it holds (netdev_dpdk_pfc_tx_flush()), counted as hold drops and in
- * tx_dropped.  That discharges the priority groups of the ports the packets
- * came from, which then send XON, and guests held back resume.  Main
- * thread, with the netdev's mutex held; for any DPDK ethernet port, with or
- * without PFC. */
-void
-netdev_dpdk_pfc_port_down(uint16_t port_id, uint8_t why, bool down)
-{
-    struct pfc_port *port;
-    uint8_t old, new;
-    bool active;
-
-    if (port_id >= RTE_MAX_ETHPORTS) {
-        return;
-    }
-    netdev_dpdk_pfc_ports_init();
-    port = &pfc_ports[port_id];
-    atomic_read_relaxed(&port->down, &old);
-    new = down ? old | why : old & ~why;
-    if (new == old) {
-        return;
-    }
-    rte_spinlock_lock(&port->lock);
-    atomic_store_relaxed(&port->down, new);
-    pfc_port_bump_gen(port);            /* Transmit threads look again. */
-    rte_spinlock_unlock(&port->lock);
-    atomic_read_relaxed(&port->active, &active);
-    if (active && !old != !new) {
-        VLOG_INFO("%s: PFC: port %s (%s): %s", port->name,
-                  new ? "down" : "up",
-                  why & NETDEV_PFC_DOWN_ADMIN ? "admin" : "link",
-                  new ? "held packets are freed and nothing is held until "
-                  "it is up" : "pauses honoured and packets held again");
-    }
-}
-
-/* Returns the held packets of DPDK port 'port_id' freed outside a transmit
- * call (netdev_dpdk_pfc_flush(), reconfigurations, tx preparation
- * failures), for its tx_dropped statistic. */
-uint64_t
-netdev_dpdk_pfc_tx_dropped(uint16_t port_id)
-{
-    uint64_t n = 0;
-
-    if (port_id < RTE_MAX_ETHPORTS) {
-        atomic_read_relaxed(&pfc_ports[port_id].held_dropped, &n);
-    }
-    return n;
-}
-
-/* Returns the held packets of the vhost-user port named 'name' freed outside
- * a transmit call (watchdog drops of held packets, a guest gone, a
- * reconfiguration), for its tx_dropped statistic; 0 if it never had QoS
- * type pfc.  Main thread, which alone names the slots. */
-uint64_t
-netdev_dpdk_pfc_vhost_tx_dropped(const char *name)
-{
-    for (int i = RTE_MAX_ETHPORTS; i < PFC_N_PORTS; i++) {
-        struct pfc_port *port = &pfc_ports[i];
-
-        if (port->name[0] && !strcmp(port->name, name)) {
-            uint64_t n;
-
-            atomic_read_relaxed(&port->held_dropped, &n);
-            return n;
-        }
     }
     return 0;
 }

@@ -646,6 +646,119 @@ put_choices(struct ds *ds, const char *const names[], size_t n)
     }
 }
 
+/* Stores in v[k] the value of each "key=value" argument among the 'argc'
+ * in 'argv' whose key is key_names[k].  Returns 0, or EINVAL with an error
+ * message in '*errp' for an argument that is not key=value, an unknown key
+ * or a key given twice. */
+static int
+headroom_split_args(int argc, const char *const argv[],
+                    const char *v[N_KEYS], char **errp)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        size_t len = eq ? eq - argv[i] : 0;
+        int k;
+
+        if (!len) {
+            return parse_error(errp, "\"%s\" is not a key=value argument",
+                               argv[i]);
+        }
+        for (k = 0; k < N_KEYS; k++) {
+            if (strlen(key_names[k]) == len
+                && !strncmp(argv[i], key_names[k], len)) {
+                break;
+            }
+        }
+        if (k == N_KEYS) {
+            struct ds ds = DS_EMPTY_INITIALIZER;
+
+            ds_put_format(&ds, "%.*s is not a key of pfc/headroom: the keys "
+                          "are ", (int) len, argv[i]);
+            put_choices(&ds, key_names, N_KEYS);
+            *errp = ds_steal_cstr(&ds);
+            return EINVAL;
+        }
+        if (v[k]) {
+            return parse_error(errp, "%s is given twice", key_names[k]);
+        }
+        v[k] = eq + 1;
+    }
+    return 0;
+}
+
+/* Sets the interface delay of 'in' from the key phy, v[K_PHY] (sublayers
+ * joined by +), or notes that interface-delay, given instead, names no
+ * PHY.  Returns 0, or EINVAL with an error message in '*errp' if both keys
+ * are given or phy names an unknown sublayer. */
+static int
+headroom_parse_phy(const char *v[N_KEYS], struct pfc_headroom_input *in,
+                   char **errp)
+{
+    if (v[K_PHY]) {
+        if (v[K_INTERFACE_DELAY]) {
+            return parse_error(errp, "phy and interface-delay are both "
+                               "given: give one of them");
+        }
+        if (strlen(v[K_PHY]) >= sizeof in->phy
+            || pfc_headroom_phy_delay(v[K_PHY], &in->interface_delay)) {
+            struct ds ds = DS_EMPTY_INITIALIZER;
+
+            ds_put_format(&ds, "phy=\"%s\" is invalid: must be none or "
+                          "sublayers joined by +, from ", v[K_PHY]);
+            for (size_t i = 0; i < ARRAY_SIZE(phys); i++) {
+                ds_put_format(&ds, "%s%s (%"PRIu32")",
+                              i ? (i + 1 < ARRAY_SIZE(phys) ? ", " : " and ")
+                              : "", phys[i].name, phys[i].bits);
+            }
+            ds_put_cstr(&ds, " bit times");
+            *errp = ds_steal_cstr(&ds);
+            return EINVAL;
+        }
+        ovs_strlcpy(in->phy, v[K_PHY], sizeof in->phy);
+    } else if (v[K_INTERFACE_DELAY]) {
+        in->phy[0] = '\0';
+    }
+    return 0;
+}
+
+/* Sets the buffer granularity and the cell size of 'in' from the keys
+ * granularity and cell-size in v[].  Returns 0, or EINVAL with an error
+ * message in '*errp' for an unknown granularity or a cell-size that does
+ * not go with it. */
+static int
+headroom_parse_granularity(const char *v[N_KEYS],
+                           struct pfc_headroom_input *in, char **errp)
+{
+    if (v[K_GRANULARITY]) {
+        size_t i;
+
+        for (i = 0; i < ARRAY_SIZE(granularity_names); i++) {
+            if (!strcmp(v[K_GRANULARITY], granularity_names[i])) {
+                break;
+            }
+        }
+        if (i == ARRAY_SIZE(granularity_names)) {
+            return parse_error(errp, "granularity=\"%s\" is invalid: must be "
+                               "byte, cell or mbuf", v[K_GRANULARITY]);
+        }
+        in->granularity = i;
+        if (in->granularity == PFC_HEADROOM_BYTE && v[K_CELL_SIZE]) {
+            return parse_error(errp, "cell-size is not used with "
+                               "granularity=byte");
+        }
+        if (in->granularity == PFC_HEADROOM_MBUF && !v[K_CELL_SIZE]) {
+            return parse_error(errp, "granularity=mbuf needs cell-size, the "
+                               "size of one mbuf in bytes");
+        }
+    } else if (v[K_CELL_SIZE] && in->granularity == PFC_HEADROOM_BYTE) {
+        in->granularity = PFC_HEADROOM_CELL;
+    }
+    if (in->granularity == PFC_HEADROOM_BYTE) {
+        in->cell_size = 1;
+    }
+    return 0;
+}
+
 /* Parses 'argc' arguments "key=value" in 'argv' (the arguments of
  * "ovs-appctl pfc/headroom" and of ovs-pfc-headroom) into '*in'.
  *
@@ -691,34 +804,9 @@ pfc_headroom_parse(int argc, const char *const argv[],
     uint32_t x;
     int error;
 
-    for (int i = 0; i < argc; i++) {
-        const char *eq = strchr(argv[i], '=');
-        size_t len = eq ? eq - argv[i] : 0;
-        int k;
-
-        if (!len) {
-            return parse_error(errp, "\"%s\" is not a key=value argument",
-                               argv[i]);
-        }
-        for (k = 0; k < N_KEYS; k++) {
-            if (strlen(key_names[k]) == len
-                && !strncmp(argv[i], key_names[k], len)) {
-                break;
-            }
-        }
-        if (k == N_KEYS) {
-            struct ds ds = DS_EMPTY_INITIALIZER;
-
-            ds_put_format(&ds, "%.*s is not a key of pfc/headroom: the keys "
-                          "are ", (int) len, argv[i]);
-            put_choices(&ds, key_names, N_KEYS);
-            *errp = ds_steal_cstr(&ds);
-            return EINVAL;
-        }
-        if (v[k]) {
-            return parse_error(errp, "%s is given twice", key_names[k]);
-        }
-        v[k] = eq + 1;
+    error = headroom_split_args(argc, argv, v, errp);
+    if (error) {
+        return error;
     }
 
     if (v[K_MODEL] && !pfc_headroom_model_from_string(v[K_MODEL], &model)) {
@@ -781,29 +869,9 @@ pfc_headroom_parse(int argc, const char *const argv[],
             }
         }
     }
-    if (v[K_PHY]) {
-        if (v[K_INTERFACE_DELAY]) {
-            return parse_error(errp, "phy and interface-delay are both "
-                               "given: give one of them");
-        }
-        if (strlen(v[K_PHY]) >= sizeof in->phy
-            || pfc_headroom_phy_delay(v[K_PHY], &in->interface_delay)) {
-            struct ds ds = DS_EMPTY_INITIALIZER;
-
-            ds_put_format(&ds, "phy=\"%s\" is invalid: must be none or "
-                          "sublayers joined by +, from ", v[K_PHY]);
-            for (size_t i = 0; i < ARRAY_SIZE(phys); i++) {
-                ds_put_format(&ds, "%s%s (%"PRIu32")",
-                              i ? (i + 1 < ARRAY_SIZE(phys) ? ", " : " and ")
-                              : "", phys[i].name, phys[i].bits);
-            }
-            ds_put_cstr(&ds, " bit times");
-            *errp = ds_steal_cstr(&ds);
-            return EINVAL;
-        }
-        ovs_strlcpy(in->phy, v[K_PHY], sizeof in->phy);
-    } else if (v[K_INTERFACE_DELAY]) {
-        in->phy[0] = '\0';
+    error = headroom_parse_phy(v, in, errp);
+    if (error) {
+        return error;
     }
 
     if (v[K_RESPONSE_QUANTA]) {
@@ -819,34 +887,7 @@ pfc_headroom_parse(int argc, const char *const argv[],
         in->response = x * PFC_QUANTUM_BITS;
     }
 
-    if (v[K_GRANULARITY]) {
-        size_t i;
-
-        for (i = 0; i < ARRAY_SIZE(granularity_names); i++) {
-            if (!strcmp(v[K_GRANULARITY], granularity_names[i])) {
-                break;
-            }
-        }
-        if (i == ARRAY_SIZE(granularity_names)) {
-            return parse_error(errp, "granularity=\"%s\" is invalid: must be "
-                               "byte, cell or mbuf", v[K_GRANULARITY]);
-        }
-        in->granularity = i;
-        if (in->granularity == PFC_HEADROOM_BYTE && v[K_CELL_SIZE]) {
-            return parse_error(errp, "cell-size is not used with "
-                               "granularity=byte");
-        }
-        if (in->granularity == PFC_HEADROOM_MBUF && !v[K_CELL_SIZE]) {
-            return parse_error(errp, "granularity=mbuf needs cell-size, the "
-                               "size of one mbuf in bytes");
-        }
-    } else if (v[K_CELL_SIZE] && in->granularity == PFC_HEADROOM_BYTE) {
-        in->granularity = PFC_HEADROOM_CELL;
-    }
-    if (in->granularity == PFC_HEADROOM_BYTE) {
-        in->cell_size = 1;
-    }
-    return 0;
+    return headroom_parse_granularity(v, in, errp);
 }
 
 /* Appends to 'ds' the headroom 'r' computed from 'in': the inputs, one line

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "command-line.h"
 #include "openvswitch/util.h"
 #include "ovstest.h"
 #include "random.h"
@@ -58,7 +59,7 @@ dynamic_pg(int dyn_th, uint32_t headroom)
 /* XOFF, refresh and XON of pfc_xoff_run() with a static threshold in bytes,
  * and with the dynamic threshold and headroom. */
 static void
-test_xoff(void)
+test_xoff(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_xoff_params params = {
         .enabled = 0x08,
@@ -168,12 +169,13 @@ test_xoff(void)
     pg[3].shared = 90;
     ovs_assert(pfc_xoff_run(&x, &params, pg, 100, t + 6, &f));
     ovs_assert(f.time[3] == 0);
+    printf("xoff: ok\n");
 }
 
 /* pfc_buf_xoff_action(), which transmit paths use to skip pfc_xoff_run()
  * and its lock, says a frame is due exactly when pfc_xoff_run() sends one. */
 static void
-test_xoff_action(void)
+test_xoff_action(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_xoff_params params = {
         .enabled = 0x18,
@@ -211,13 +213,14 @@ test_xoff_action(void)
         }
         ovs_assert(due == pfc_xoff_run(&x, &params, pg, free, t, &f));
     }
+    printf("xoff-action: ok\n");
 }
 
 /* pfc_backpressure_next(): a port without a MAC (vhost-user) is stopped while
  * an enabled priority group is over, and resumes once every stopped group
  * is under, with no refresh and whatever the time. */
 static void
-test_backpressure(void)
+test_backpressure(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_xoff_params params = {
         .enabled = 0x18,                /* Priorities 3 and 4. */
@@ -263,12 +266,13 @@ test_backpressure(void)
     ovs_assert(s == 0x10);
     params.enabled = 0x08;
     ovs_assert(pfc_backpressure_next(&params, s, pg, 100) == 0);
+    printf("backpressure: ok\n");
 }
 
 /* Thresholds and headroom of a port: the model's cells, the rx rings and one
  * PMD iteration per rx queue. */
 static void
-test_derive(void)
+test_derive(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_port_limits limits = {
         .link_speed = 10000000000ULL,
@@ -356,11 +360,12 @@ test_derive(void)
     ovs_assert(sz.shared == PFC_BUF_CELLS_MAX - 5000);
     pfc_buf_size(&sz, 4000, 5000);
     ovs_assert(sz.total == 4000 && sz.shared == 0);
+    printf("derive: ok\n");
 }
 
 /* Admission of single packets. */
 static void
-test_admit(void)
+test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_buf_pg_params p = dynamic_pg(0, 3);
     struct pfc_buf_egress_params e = { 0, 1, -1 };
@@ -442,11 +447,12 @@ test_admit(void)
     ovs_assert(g.headroom == 1 && g.shared == 5 && g.bytes == 600);
     ovs_assert(pfc_buf_release(&g, 3, 300) == 2);
     ovs_assert(g.headroom == 0 && g.shared == 3 && g.bytes == 300);
+    printf("admit: ok\n");
 }
 
 /* The tx queue cache of shared cells. */
 static void
-test_cache(void)
+test_cache(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_buf_cache c = { 0 };
     uint64_t taken = 0, given = 0;
@@ -488,6 +494,7 @@ test_cache(void)
         ovs_assert(taken - given == in_use + c.credit);
         ovs_assert(c.credit <= 2 * PFC_BUF_CHUNK);
     }
+    printf("cache: ok\n");
 }
 
 /* The simulation.
@@ -817,7 +824,7 @@ sim_run(struct sim *sim, uint64_t until)
  * and free cells, with the default hysteresis (half the threshold) and an
  * explicit one; at a threshold of 1, one cell is over and none is under. */
 static void
-test_xoff_overlap(void)
+test_xoff_overlap(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     for (int dyn_th = PFC_DYN_TH_MIN; dyn_th <= PFC_DYN_TH_MAX; dyn_th++) {
         for (uint32_t hyst = 0; hyst <= 3; hyst++) {
@@ -854,6 +861,7 @@ test_xoff_overlap(void)
     ovs_assert(pfc_buf_pg_under(&p, &g0, 1));
     ovs_assert(pfc_buf_pg_over(&p, &g2, 2) && !pfc_buf_pg_under(&p, &g2, 2));
     ovs_assert(!pfc_buf_pg_over(&p, &g1, 2) && pfc_buf_pg_under(&p, &g1, 2));
+    printf("xoff-overlap: ok\n");
 }
 
 /* Copies of a lossless frame output to several ports (a flood, a mirror):
@@ -864,7 +872,7 @@ test_xoff_overlap(void)
  * all output to two paused egresses lose nothing; charged as two frames,
  * the same traffic overflows the headroom. */
 static void
-test_copies(void)
+test_copies(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_buf_pg_params p = dynamic_pg(0, 10);      /* alpha 1. */
     struct pfc_buf_egress_params e = { .dyn_th = 1, .lossy_dyn_th = -1 };
@@ -931,12 +939,13 @@ test_copies(void)
         }
         sim_destroy(&sim);
     }
+    printf("copies: ok\n");
 }
 
 /* N senders into one egress paused 150 us of every 350 us: no lossless
  * frame lost, every sender paused, the pool never over its size. */
 static void
-test_incast(void)
+test_incast(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     static const int ns[] = { 2, 4, 8, 16 };
 
@@ -976,12 +985,13 @@ test_incast(void)
         ovs_assert(sim.lossless_lost > 0);
         sim_destroy(&sim);
     }
+    printf("incast: ok\n");
 }
 
 /* Lossy frames into a paused egress: dropped once their class queue holds
  * alpha_lossy x free, never more, and the lossless frames lose nothing. */
 static void
-test_lossy_limit(void)
+test_lossy_limit(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct sim sim;
 
@@ -999,6 +1009,7 @@ test_lossy_limit(void)
     ovs_assert(sim.e[0].max_lossy > 0);
     ovs_assert(sim.e[0].max_lossy <= sim.size.shared / 2);
     sim_destroy(&sim);
+    printf("lossy-limit: ok\n");
 }
 
 /* A slow receiver: ingress 0 sends to egress 0, which drains one frame per
@@ -1006,7 +1017,7 @@ test_lossy_limit(void)
  * egress 0 holds at most its share of the pool plus ingress 0's headroom;
  * ingress 1 is never paused. */
 static void
-test_slow_receiver(void)
+test_slow_receiver(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct sim sim;
     uint64_t bound;
@@ -1028,6 +1039,7 @@ test_slow_receiver(void)
     ovs_assert(sim.e[1].sent + 64 >= sim.s[1].sent);
     ovs_assert(sim.s[1].sent > 20000000 / FRAME_NS - 64);
     sim_destroy(&sim);
+    printf("slow-receiver: ok\n");
 }
 
 /* The egress bound is per port and class: what one paused class holds on
@@ -1039,7 +1051,7 @@ test_slow_receiver(void)
  * per transmit queue, the port would take 2T/(2T+1) of it (97% with 16),
  * and the ninth group would send XOFF almost at once. */
 static void
-test_txq_bound(void)
+test_txq_bound(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     enum { S = 30000, GROUPS = 8 };
     static const int ts[] = { 1, 2, 4, 16 };
@@ -1086,6 +1098,7 @@ test_txq_bound(void)
                "%"PRIu64" before XOFF\n", ts[k], used - n_other, S,
                (double) (used - n_other) / S, n_other);
     }
+    printf("txq-bound: ok\n");
 }
 
 static uint64_t
@@ -1156,50 +1169,41 @@ bench(void)
     sim_destroy(&sim);
 }
 
-static const struct {
-    const char *name;
-    void (*f)(void);
-} tests[] = {
-    { "xoff", test_xoff },
-    { "xoff-action", test_xoff_action },
-    { "backpressure", test_backpressure },
-    { "derive", test_derive },
-    { "admit", test_admit },
-    { "cache", test_cache },
-    { "incast", test_incast },
-    { "lossy-limit", test_lossy_limit },
-    { "slow-receiver", test_slow_receiver },
-    { "txq-bound", test_txq_bound },
-    { "copies", test_copies },
-    { "xoff-overlap", test_xoff_overlap },
+static void
+bench_cmd(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    bench();
+}
+
+static const struct ovs_cmdl_command commands[] = {
+    { "xoff", NULL, 0, 0, test_xoff, OVS_RO },
+    { "xoff-action", NULL, 0, 0, test_xoff_action, OVS_RO },
+    { "backpressure", NULL, 0, 0, test_backpressure, OVS_RO },
+    { "derive", NULL, 0, 0, test_derive, OVS_RO },
+    { "admit", NULL, 0, 0, test_admit, OVS_RO },
+    { "cache", NULL, 0, 0, test_cache, OVS_RO },
+    { "incast", NULL, 0, 0, test_incast, OVS_RO },
+    { "lossy-limit", NULL, 0, 0, test_lossy_limit, OVS_RO },
+    { "slow-receiver", NULL, 0, 0, test_slow_receiver, OVS_RO },
+    { "txq-bound", NULL, 0, 0, test_txq_bound, OVS_RO },
+    { "copies", NULL, 0, 0, test_copies, OVS_RO },
+    { "xoff-overlap", NULL, 0, 0, test_xoff_overlap, OVS_RO },
+    { "bench", NULL, 0, 0, bench_cmd, OVS_RO },
+    { NULL, NULL, 0, 0, NULL, OVS_RO },
 };
 
-/* "ovstest test-pfc-buffer [NAME...]" runs the named tests, or all;
- * "ovstest test-pfc-buffer bench" the figures of make bench. */
+/* "ovstest test-pfc-buffer NAME" runs the test NAME; "ovstest
+ * test-pfc-buffer bench" the figures of make bench. */
 static void
 test_pfc_buffer_main(int argc, char *argv[])
 {
-    int ran = 0;
+    struct ovs_cmdl_context ctx = {
+        .argc = argc - 1,
+        .argv = argv + 1,
+    };
 
-    if (argc == 2 && !strcmp(argv[1], "bench")) {
-        bench();
-        return;
-    }
-    for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-        bool want = argc < 2;
-
-        for (int j = 1; j < argc; j++) {
-            want = want || !strcmp(argv[j], tests[i].name);
-        }
-        if (want) {
-            tests[i].f();
-            printf("%s: ok\n", tests[i].name);
-            ran++;
-        }
-    }
-    if (!ran) {
-        ovs_fatal(0, "no such test");
-    }
+    set_program_name(argv[0]);
+    ovs_cmdl_run_command(&ctx, commands);
 }
 
 OVSTEST_REGISTER("test-pfc-buffer", test_pfc_buffer_main);

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "command-line.h"
 #include "openvswitch/util.h"
 #include "ovstest.h"
 #include "random.h"
@@ -124,7 +125,7 @@ check_share(const struct sim *sim, int tc, double want, double tol)
 /* Strict priority: the highest ready class first, strict classes before
  * ETS classes, and a strict class that has a backlog starves the others. */
 static void
-test_strict(void)
+test_strict(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t bw[PFC_ETS_N_TCS] = { [0] = 60, [1] = 40 };
     struct sim sim;
@@ -158,12 +159,13 @@ test_strict(void)
     }
     check_share(&sim, 0, 0.6, 0.01);
     check_share(&sim, 1, 0.4, 0.01);
+    printf("strict: ok\n");
 }
 
 /* Deficit round robin: byte shares within 1% of tc-bw over many rounds,
  * with random packet lengths, for several sets of bandwidths. */
 static void
-test_drr_shares(void)
+test_drr_shares(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     static const uint8_t sets[][PFC_ETS_N_TCS] = {
         { 50, 30, 20 },
@@ -192,12 +194,13 @@ test_drr_shares(void)
             }
         }
     }
+    printf("drr-shares: ok\n");
 }
 
 /* A paused class's share goes to the others, in proportion to theirs, and
  * it does not burst when the pause ends: its credit was lost. */
 static void
-test_paused(void)
+test_paused(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t bw[PFC_ETS_N_TCS] = { 50, 30, 20 };
     struct sim sim;
@@ -233,12 +236,13 @@ test_paused(void)
     /* Every ETS class paused: nothing is ready. */
     sim.paused = 0x07;
     ovs_assert(sim_burst(&sim) == -1);
+    printf("paused: ok\n");
 }
 
 /* A class that empties loses its credit; one that joins starts with one
  * quantum at its turn; only the backlogged classes share. */
 static void
-test_idle(void)
+test_idle(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t bw[PFC_ETS_N_TCS] = { 25, 25, 50 };
     struct sim sim;
@@ -261,11 +265,12 @@ test_idle(void)
     sim.backlog = 0x04;
     ovs_assert(sim_burst(&sim) == 2);
     ovs_assert(!sim.s.deficit[0] && !sim.s.deficit[1]);
+    printf("idle: ok\n");
 }
 
 /* pfc_ets_validate() and pfc_ets_params_init(). */
 static void
-test_params(void)
+test_params(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t bw[PFC_ETS_N_TCS] = { 50, 30, 20 };
     struct pfc_ets_params p;
@@ -285,13 +290,14 @@ test_params(void)
     ovs_assert(p.quantum[2] >= 1518);
     ovs_assert(p.quantum[0] * 2 == p.quantum[2] * 5);
     ovs_assert(!p.quantum[3] && !p.bw[3]);
+    printf("params: ok\n");
 }
 
 /* The shaper: a saturating sender gets the configured rate within 1%, at
  * rates from 1 Mb/s to 400 Gb/s and at two clock rates; the bucket bounds
  * a burst after an idle time. */
 static void
-test_shaper(void)
+test_shaper(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     static const uint64_t rates[] = {
         1000000ULL, 3333333ULL, 100000000ULL, 1000000000ULL,
@@ -346,6 +352,7 @@ test_shaper(void)
     pfc_shaper_params_init(&none, 0, 2400000000ULL, 1518);
     pfc_shaper_init(&s, &none, 0);
     ovs_assert(pfc_shaper_budget(&s, &none, 0) > 0);
+    printf("shaper: ok\n");
 }
 
 /* The figures of make bench: the cost of one scheduling decision and burst
@@ -386,45 +393,36 @@ bench(void)
 #endif
 }
 
-static const struct {
-    const char *name;
-    void (*f)(void);
-} tests[] = {
-    { "strict", test_strict },
-    { "drr-shares", test_drr_shares },
-    { "paused", test_paused },
-    { "idle", test_idle },
-    { "params", test_params },
-    { "shaper", test_shaper },
+static void
+bench_cmd(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    bench();
+}
+
+static const struct ovs_cmdl_command commands[] = {
+    { "strict", NULL, 0, 0, test_strict, OVS_RO },
+    { "drr-shares", NULL, 0, 0, test_drr_shares, OVS_RO },
+    { "paused", NULL, 0, 0, test_paused, OVS_RO },
+    { "idle", NULL, 0, 0, test_idle, OVS_RO },
+    { "params", NULL, 0, 0, test_params, OVS_RO },
+    { "shaper", NULL, 0, 0, test_shaper, OVS_RO },
+    { "bench", NULL, 0, 0, bench_cmd, OVS_RO },
+    { NULL, NULL, 0, 0, NULL, OVS_RO },
 };
 
-/* "ovstest test-pfc-ets [NAME...]" runs the named tests, or all;
- * "ovstest test-pfc-ets bench" the figures of make bench. */
+/* "ovstest test-pfc-ets NAME" runs the test NAME; "ovstest test-pfc-ets bench"
+ * the figures of make bench. */
 static void
 test_pfc_ets_main(int argc, char *argv[])
 {
-    int ran = 0;
+    struct ovs_cmdl_context ctx = {
+        .argc = argc - 1,
+        .argv = argv + 1,
+    };
 
+    set_program_name(argv[0]);
     random_set_seed(0x2ed1);
-    if (argc == 2 && !strcmp(argv[1], "bench")) {
-        bench();
-        return;
-    }
-    for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-        bool want = argc < 2;
-
-        for (int j = 1; j < argc; j++) {
-            want = want || !strcmp(argv[j], tests[i].name);
-        }
-        if (want) {
-            tests[i].f();
-            printf("%s: ok\n", tests[i].name);
-            ran++;
-        }
-    }
-    if (!ran) {
-        ovs_fatal(0, "no such test");
-    }
+    ovs_cmdl_run_command(&ctx, commands);
 }
 
 OVSTEST_REGISTER("test-pfc-ets", test_pfc_ets_main);

@@ -103,7 +103,7 @@ check_terms(const struct pfc_headroom_result *r, const uint64_t bits[],
 
 /* Seed 000 Annex A: 100 m at 10 Gb/s, 82,550 bits. */
 static void
-test_annex_a(void)
+test_annex_a(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -134,11 +134,12 @@ test_annex_a(void)
     ovs_assert(r.bits == 82550);
     PARSE(&in, &r, 0, NULL, NULL);
     ovs_assert(r.bits == 82550 && in.model == PFC_HEADROOM_ANNEX_A);
+    printf("annex-a: ok\n");
 }
 
 /* Seed 001 7: DV = 153,064 bit times. */
 static void
-test_delay_value(void)
+test_delay_value(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -168,11 +169,12 @@ test_delay_value(void)
           "id-count=2", "higher-layer-delay=33184", "response=0",
           "granularity=byte", NULL);
     ovs_assert(r.bits == 153064 && r.cells == 19133);
+    printf("delay-value: ok\n");
 }
 
 /* Seed 003: the Nexus 5000 examples. */
 static void
-test_cisco(void)
+test_cisco(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -222,11 +224,12 @@ test_cisco(void)
     PARSE(&in, &r, 0, NULL, "model=cisco", "phy=10gbase-t", NULL);
     ovs_assert(r.terms[3].bits == 2 * 25600);
     ovs_assert(r.bytes == 19196 + 6400);
+    printf("cisco: ok\n");
 }
 
 /* Rounding of cells at their boundaries. */
 static void
-test_cells(void)
+test_cells(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -295,11 +298,12 @@ test_cells(void)
     /* Bytes: no quantisation. */
     ovs_assert(pfc_headroom_cells(12345, PFC_HEADROOM_BYTE, 1, 64, 2000,
                                   &worst) == 12345 && worst == 0);
+    printf("cells: ok\n");
 }
 
 /* Rounding of bits to bytes and quanta, and of the cable delay. */
 static void
-test_rounding(void)
+test_rounding(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -339,11 +343,12 @@ test_rounding(void)
     PARSE(&in, &r, 0, NULL, "model=cisco", "cable-length=100000",
           "speed=1T", "cable-bytes-per-100m=100000", NULL);
     ovs_assert(r.terms[2].bits == 8ULL * 100000 * 1000 * 100);
+    printf("rounding: ok\n");
 }
 
 /* The speed key and its effect. */
 static void
-test_speed(void)
+test_speed(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -364,10 +369,11 @@ test_speed(void)
     ovs_assert(in.speed == 400000000000ULL);
     PARSE(&in, &r, 0, NULL, "speed=1000000", NULL);
     ovs_assert(in.speed == 1000000);
+    printf("speed: ok\n");
 }
 
 static void
-test_speed_errors(void)
+test_speed_errors(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     static const char *const bad[] = {
         "speed=10X", "speed=", "speed=G", "speed=0.5M", "speed=999999",
@@ -382,11 +388,12 @@ test_speed_errors(void)
               "1000000000000 bit/s, with an optional k, M, G or T suffix",
               bad[i], NULL);
     }
+    printf("speed-errors: ok\n");
 }
 
 /* The velocity key. */
 static void
-test_velocity(void)
+test_velocity(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     static const struct {
         const char *s;
@@ -409,11 +416,12 @@ test_velocity(void)
     for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
         ovs_assert(pfc_headroom_velocity_from_string(bad[i], &v) == EINVAL);
     }
+    printf("velocity: ok\n");
 }
 
 /* The phy key: seed 001 table 1. */
 static void
-test_phy(void)
+test_phy(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     static const struct {
         const char *s;
@@ -441,11 +449,12 @@ test_phy(void)
     for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
         ovs_assert(pfc_headroom_phy_delay(bad[i], &bits) == EINVAL);
     }
+    printf("phy: ok\n");
 }
 
 /* Every key, and errors that name the key and its range. */
 static void
-test_parse(void)
+test_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -576,11 +585,12 @@ test_parse(void)
     pfc_headroom_input_init(&in, PFC_HEADROOM_CISCO);
     in.class_mtu = 63;
     ovs_assert(pfc_headroom_compute(&in, &r) == EINVAL);
+    printf("parse: ok\n");
 }
 
 /* Output of pfc/headroom. */
 static void
-test_format(void)
+test_format(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     static const char annex_a[] =
         "model: annex-a (seed 000, 802.1Qbb proposal, Annex A)\n"
@@ -632,24 +642,8 @@ test_format(void)
     ovs_assert(!ds.length);
     free(error);
     ds_destroy(&ds);
+    printf("format: ok\n");
 }
-
-static const struct {
-    const char *name;
-    void (*f)(void);
-} tests[] = {
-    { "annex-a", test_annex_a },
-    { "delay-value", test_delay_value },
-    { "cisco", test_cisco },
-    { "cells", test_cells },
-    { "rounding", test_rounding },
-    { "speed", test_speed },
-    { "speed-errors", test_speed_errors },
-    { "velocity", test_velocity },
-    { "phy", test_phy },
-    { "parse", test_parse },
-    { "format", test_format },
-};
 
 /* "run KEY=VALUE...": prints what pfc/headroom prints. */
 static void
@@ -746,33 +740,47 @@ serve(int argc, char *argv[])
 }
 
 static void
+run_cmd(struct ovs_cmdl_context *ctx)
+{
+    run(ctx->argc - 1, ctx->argv + 1);
+}
+
+static void
+serve_cmd(struct ovs_cmdl_context *ctx)
+{
+    serve(ctx->argc, ctx->argv);
+}
+
+static const struct ovs_cmdl_command commands[] = {
+    { "annex-a", NULL, 0, 0, test_annex_a, OVS_RO },
+    { "delay-value", NULL, 0, 0, test_delay_value, OVS_RO },
+    { "cisco", NULL, 0, 0, test_cisco, OVS_RO },
+    { "cells", NULL, 0, 0, test_cells, OVS_RO },
+    { "rounding", NULL, 0, 0, test_rounding, OVS_RO },
+    { "speed", NULL, 0, 0, test_speed, OVS_RO },
+    { "speed-errors", NULL, 0, 0, test_speed_errors, OVS_RO },
+    { "velocity", NULL, 0, 0, test_velocity, OVS_RO },
+    { "phy", NULL, 0, 0, test_phy, OVS_RO },
+    { "parse", NULL, 0, 0, test_parse, OVS_RO },
+    { "format", NULL, 0, 0, test_format, OVS_RO },
+    { "run", NULL, 0, INT_MAX, run_cmd, OVS_RO },
+    { "serve", NULL, 0, INT_MAX, serve_cmd, OVS_RO },
+    { NULL, NULL, 0, 0, NULL, OVS_RO },
+};
+
+/* "ovstest test-pfc-headroom NAME" runs the test NAME; "run KEY=VALUE..."
+ * prints what pfc/headroom prints; "serve [OPTIONS]" is a unixctl server
+ * with pfc/headroom. */
+static void
 test_pfc_headroom_main(int argc, char *argv[])
 {
-    int ran = 0;
+    struct ovs_cmdl_context ctx = {
+        .argc = argc - 1,
+        .argv = argv + 1,
+    };
 
-    if (argc >= 2 && !strcmp(argv[1], "run")) {
-        run(argc - 2, argv + 2);
-        return;
-    } else if (argc >= 2 && !strcmp(argv[1], "serve")) {
-        serve(argc - 1, argv + 1);
-        return;
-    }
-
-    for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-        bool want = argc < 2;
-
-        for (int j = 1; j < argc; j++) {
-            want = want || !strcmp(argv[j], tests[i].name);
-        }
-        if (want) {
-            tests[i].f();
-            printf("%s: ok\n", tests[i].name);
-            ran++;
-        }
-    }
-    if (!ran) {
-        ovs_fatal(0, "no such test");
-    }
+    set_program_name(argv[0]);
+    ovs_cmdl_run_command(&ctx, commands);
 }
 
 OVSTEST_REGISTER("test-pfc-headroom", test_pfc_headroom_main);

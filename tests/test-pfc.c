@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "command-line.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "ovstest.h"
@@ -70,7 +71,7 @@ build_pfc(uint8_t *buf, size_t pad_to, uint16_t vector,
 }
 
 static void
-test_decode(void)
+test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint16_t times[8] = { 1, 2, 3, 0xabcd, 5, 6, 7, 0xffff };
     struct pfc_frame f;
@@ -159,10 +160,11 @@ test_decode(void)
             }
         }
     }
+    printf("decode: ok\n");
 }
 
 static void
-test_encode(void)
+test_encode(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint16_t times[8] = { 0, 0, 0, 65535, 0, 0, 0, 0 };
     struct pfc_frame f, g;
@@ -183,10 +185,11 @@ test_encode(void)
 
     ovs_assert(pfc_frame_decode(got, PFC_FRAME_LEN, &g) == PFC_RX_PFC);
     ovs_assert(g.enable == 0x08 && g.time[3] == 65535 && g.time[5] == 0);
+    printf("encode: ok\n");
 }
 
 static void
-test_priority(void)
+test_priority(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t pkt[64];
 
@@ -201,10 +204,11 @@ test_priority(void)
     ovs_assert(pfc_packet_priority(pkt, 64, 5) == 5);
     pkt[12] = 0x81, pkt[13] = 0x00;                     /* Too short. */
     ovs_assert(pfc_packet_priority(pkt, 14, 2) == 2);
+    printf("priority: ok\n");
 }
 
 static void
-test_timebase(void)
+test_timebase(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_timebase tb1g = { 1000000000, 1000000000 };
     struct pfc_timebase tsc = { 2500000000ULL, 10000000000ULL };
@@ -220,6 +224,7 @@ test_timebase(void)
     ovs_assert(pfc_ticks_to_ns(&tsc, 128) == 51);
     ovs_assert(pfc_quantum_ps(&tb10g) == 51200);
     ovs_assert(pfc_quanta_to_ticks(&tb10g, 0) == 0);
+    printf("timebase: ok\n");
 }
 
 static struct pfc_frame
@@ -234,7 +239,7 @@ frame1(int prio, uint16_t time)
 }
 
 static void
-test_pause(void)
+test_pause(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_pause p;
     struct pfc_frame f;
@@ -320,12 +325,13 @@ test_pause(void)
     ovs_assert(pfc_pause_holds(1000, 1499, 500, 500));
     ovs_assert(!pfc_pause_holds(1000, 1500, 500, 500)); /* Cap. */
     ovs_assert(!pfc_pause_holds(0, 5, 0, 500));         /* Never paused. */
+    printf("pause: ok\n");
 }
 
 /* pfc_paused_prios(): the pause timers of eight priorities, the enabled
  * mask, and how long the answer stays valid. */
 static void
-test_paused_prios(void)
+test_paused_prios(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint64_t until[PFC_N_PRIOS] = { 0, 0, 0, 2000, 3000, 1000, 0, 0 };
     uint64_t valid;
@@ -353,10 +359,11 @@ test_paused_prios(void)
     ovs_assert(valid == UINT64_MAX);
     /* Nothing enabled: nothing paused. */
     ovs_assert(pfc_paused_prios(until, 0, 500, 0, 10000, &valid) == 0);
+    printf("paused-prios: ok\n");
 }
 
 static void
-test_tcs_blocked(void)
+test_tcs_blocked(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t map[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
@@ -372,6 +379,7 @@ test_tcs_blocked(void)
     ovs_assert(pfc_tcs_prios(map, 0x02) == 0x1a);
     ovs_assert(pfc_tcs_prios(map, 0x03) == 0x1b);
     ovs_assert(pfc_tcs_prios(map, 0) == 0);
+    printf("tcs-blocked: ok\n");
 }
 
 /* The rx queue drain rule (struct pfc_rxq_drain): a ring that a flood keeps
@@ -379,7 +387,7 @@ test_tcs_blocked(void)
  * frames after its expiry, not at the cap; and never before every frame that
  * was in the ring at the expiry has been read. */
 static void
-test_rxq_drain(void)
+test_rxq_drain(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     enum { RING = 64, BURST = 32, ARRIVE = 10, POLL = 150 };
     struct pfc_rxq_drain d = { 0, 0 };
@@ -439,11 +447,12 @@ test_rxq_drain(void)
 
     /* pfc_rxq_drain_ticks(): 2048 minimum frames at 10 Gb/s take 137.6 us. */
     ovs_assert(pfc_rxq_drain_ticks(&tb10g, 2048) / 100 == 1376);
+    printf("rxq-drain: ok\n");
 }
 
 /* The tx ring of a PFC port and its worst-case response (seed 000 4.6). */
 static void
-test_ring(void)
+test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_ring_limits any = { 0, 65535, 1 };
     struct pfc_ring_limits ixgbe = { 32, 4096, 8 };
@@ -568,10 +577,11 @@ test_ring(void)
     ovs_assert(strstr(err, "true or false"));
     free(err);
     smap_destroy(&details);
+    printf("ring: ok\n");
 }
 
 static void
-test_holdq(void)
+test_holdq(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_holdq q;
     struct pfc_held h;
@@ -597,12 +607,13 @@ test_holdq(void)
     pfc_holdq_pop(&q, q.n);
     ovs_assert(q.n == 0);
     pfc_holdq_destroy(&q);
+    printf("holdq: ok\n");
 }
 
 /* pfc_holdq_remap(): a priority's held packets follow it to its new class,
  * in order, behind what that class already holds; the rest stay put. */
 static void
-test_holdq_remap(void)
+test_holdq_remap(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t map[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     struct pfc_holdq q[PFC_N_PRIOS];
@@ -666,13 +677,14 @@ test_holdq_remap(void)
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
         pfc_holdq_destroy(&q[tc]);
     }
+    printf("holdq-remap: ok\n");
 }
 
 /* pfc_holdq_merge(): the packets of a queue pair that a guest disabled go
  * in order ahead of those of the pair that now serves its flows, class by
  * class; what finds no slot, the oldest, stays behind. */
 static void
-test_holdq_merge(void)
+test_holdq_merge(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_holdq src[PFC_N_PRIOS], dst[PFC_N_PRIOS];
     struct pfc_held h;
@@ -749,10 +761,11 @@ test_holdq_merge(void)
         pfc_holdq_destroy(&src[tc]);
         pfc_holdq_destroy(&dst[tc]);
     }
+    printf("holdq-merge: ok\n");
 }
 
 static void
-test_config(void)
+test_config(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_config cfg;
     struct smap q;
@@ -863,10 +876,11 @@ test_config(void)
         ovs_assert(!pfc_config_equal(&a, &b));
         smap_destroy(&s);
     }
+    printf("config: ok\n");
 }
 
 static void
-test_counters(void)
+test_counters(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_counters c;
     struct pfc_frame f;
@@ -880,12 +894,13 @@ test_counters(void)
     ovs_assert(c.rx_frames[1] == 0 && c.transitions[3] == 1);
     ovs_assert(c.transitions[0] == 0);
     ovs_assert(c.tx_frames[0] == 1 && c.tx_frames[3] == 1);
+    printf("counters: ok\n");
 }
 
 /* pfc_tx_forbidden(): MAC Control frames, tagged up to twice, and frames to
  * 01-80-C2-00-00-01 never leave; everything else does. */
 static void
-test_tx_filter(void)
+test_tx_filter(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t f[64];
 
@@ -926,12 +941,13 @@ test_tx_filter(void)
     ovs_assert(!pfc_tx_forbidden(f, sizeof f));
     f[5] = 0x00;
     ovs_assert(!pfc_tx_forbidden(f, sizeof f));
+    printf("tx-filter: ok\n");
 }
 
 /* pfc_receive(): only PFC-enabled priorities pause; the others are counted
  * as ignored, and every e[n] = 1 counts as received. */
 static void
-test_receive(void)
+test_receive(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_frame f = { .enable = 0x18 };
     struct pfc_counters c;
@@ -963,6 +979,7 @@ test_receive(void)
     pfc_pause_init(&p);
     ovs_assert(pfc_receive(&p, &c, &f, 0, &tb10g, t, t) == 0);
     ovs_assert(pfc_pause_status(&p, t + 1) == 0);
+    printf("receive: ok\n");
 }
 
 /* Asserts that pfc_mac_control_decide() refuses PFC on 'driver' given
@@ -991,7 +1008,7 @@ expect_mac_control_refused(const char *driver,
  * Control frames, is not asked and is refused unless trusted; one that
  * drops transmitted MAC Control frames runs receive only. */
 static void
-test_mac_control(void)
+test_mac_control(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_mac_control_answers ok;
     struct pfc_mac_control_answers a;
@@ -1096,13 +1113,14 @@ test_mac_control(void)
     free(reason);
     ovs_assert(strstr(pfc_mac_control_name(PFC_MAC_CONTROL_RX_ONLY),
                       "receive only"));
+    printf("mac-control: ok\n");
 }
 
 /* pfc_holdq_reserve() and pfc_holdq_append(): a reconfiguration can move
  * more packets into a queue than its limit, in order, and the limit still
  * applies to pfc_holdq_push(). */
 static void
-test_holdq_append(void)
+test_holdq_append(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_holdq q;
     struct pfc_held h = { .len = 100, .in_port = 1, .prio = 3 };
@@ -1136,6 +1154,7 @@ test_holdq_append(void)
     ovs_assert(pfc_holdq_peek(&q, 3)->pkt == (void *) 99);
     pfc_holdq_pop(&q, q.n);
     pfc_holdq_destroy(&q);
+    printf("holdq-append: ok\n");
 }
 
 /* pfc_holdq_swap_ring(): a class queue moves to a larger ring that its
@@ -1143,7 +1162,7 @@ test_holdq_append(void)
  * keeping its packets in order; with the limit raised first, the packets
  * that a remap moves into it all fit (pfc_holdq_remap()). */
 static void
-test_holdq_swap(void)
+test_holdq_swap(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_holdq q[PFC_N_PRIOS];
     struct pfc_held h = { .len = 100, .in_port = 1, .prio = 3 };
@@ -1190,6 +1209,7 @@ test_holdq_swap(void)
         pfc_holdq_pop(&q[tc], q[tc].n);
         pfc_holdq_destroy(&q[tc]);
     }
+    printf("holdq-swap: ok\n");
 }
 
 /* An rx queue of their own for MAC Control frames: on only if wanted, on a
@@ -1197,7 +1217,7 @@ test_holdq_swap(void)
  * otherwise the reason; and the table spreads data over all queues but the
  * last. */
 static void
-test_mcq(void)
+test_mcq(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_mcq_answers ok = { .reta_size = 128 };
     struct pfc_mcq_answers a;
@@ -1240,55 +1260,44 @@ test_mcq(void)
     }
     pfc_reta_spread(reta, ARRAY_SIZE(reta), 0);
     ovs_assert(reta[0] == 0 && reta[127] == 0);
+    printf("mcq: ok\n");
 }
 
-static const struct {
-    const char *name;
-    void (*f)(void);
-} tests[] = {
-    { "decode", test_decode },
-    { "encode", test_encode },
-    { "priority", test_priority },
-    { "timebase", test_timebase },
-    { "pause", test_pause },
-    { "tcs-blocked", test_tcs_blocked },
-    { "ring", test_ring },
-    { "rxq-drain", test_rxq_drain },
-    { "holdq", test_holdq },
-    { "holdq-remap", test_holdq_remap },
-    { "holdq-merge", test_holdq_merge },
-    { "config", test_config },
-    { "counters", test_counters },
-    { "paused-prios", test_paused_prios },
-    { "tx-filter", test_tx_filter },
-    { "receive", test_receive },
-    { "mac-control", test_mac_control },
-    { "mcq", test_mcq },
-    { "holdq-append", test_holdq_append },
-    { "holdq-swap", test_holdq_swap },
+static const struct ovs_cmdl_command commands[] = {
+    { "decode", NULL, 0, 0, test_decode, OVS_RO },
+    { "encode", NULL, 0, 0, test_encode, OVS_RO },
+    { "priority", NULL, 0, 0, test_priority, OVS_RO },
+    { "timebase", NULL, 0, 0, test_timebase, OVS_RO },
+    { "pause", NULL, 0, 0, test_pause, OVS_RO },
+    { "tcs-blocked", NULL, 0, 0, test_tcs_blocked, OVS_RO },
+    { "ring", NULL, 0, 0, test_ring, OVS_RO },
+    { "rxq-drain", NULL, 0, 0, test_rxq_drain, OVS_RO },
+    { "holdq", NULL, 0, 0, test_holdq, OVS_RO },
+    { "holdq-remap", NULL, 0, 0, test_holdq_remap, OVS_RO },
+    { "holdq-merge", NULL, 0, 0, test_holdq_merge, OVS_RO },
+    { "config", NULL, 0, 0, test_config, OVS_RO },
+    { "counters", NULL, 0, 0, test_counters, OVS_RO },
+    { "paused-prios", NULL, 0, 0, test_paused_prios, OVS_RO },
+    { "tx-filter", NULL, 0, 0, test_tx_filter, OVS_RO },
+    { "receive", NULL, 0, 0, test_receive, OVS_RO },
+    { "mac-control", NULL, 0, 0, test_mac_control, OVS_RO },
+    { "mcq", NULL, 0, 0, test_mcq, OVS_RO },
+    { "holdq-append", NULL, 0, 0, test_holdq_append, OVS_RO },
+    { "holdq-swap", NULL, 0, 0, test_holdq_swap, OVS_RO },
+    { NULL, NULL, 0, 0, NULL, OVS_RO },
 };
 
-/* "ovstest test-pfc [NAME...]" runs the named tests, or all of them. */
+/* "ovstest test-pfc NAME" runs the test NAME. */
 static void
 test_pfc_main(int argc, char *argv[])
 {
-    int ran = 0;
+    struct ovs_cmdl_context ctx = {
+        .argc = argc - 1,
+        .argv = argv + 1,
+    };
 
-    for (size_t i = 0; i < ARRAY_SIZE(tests); i++) {
-        bool want = argc < 2;
-
-        for (int j = 1; j < argc; j++) {
-            want = want || !strcmp(argv[j], tests[i].name);
-        }
-        if (want) {
-            tests[i].f();
-            printf("%s: ok\n", tests[i].name);
-            ran++;
-        }
-    }
-    if (!ran) {
-        ovs_fatal(0, "no such test");
-    }
+    set_program_name(argv[0]);
+    ovs_cmdl_run_command(&ctx, commands);
 }
 
 OVSTEST_REGISTER("test-pfc", test_pfc_main);
