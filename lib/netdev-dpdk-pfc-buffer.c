@@ -288,14 +288,16 @@ pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
     pfc_txq_count_held(t, h, -1);
 }
 
-/* Gives the cells in 't''s cache back to the pool: 't' is destroyed. */
+/* Gives the cells in 't''s cache back to the pool (pfc_buf_cache_idle()):
+ * 't' holds nothing, or is destroyed.  The caller holds t->lock. */
 void
 pfc_buf_txq_flush_cache(struct pfc_txq *t)
 {
-    if (t->cache.credit) {
+    uint32_t give = pfc_buf_cache_idle(&t->cache);
+
+    if (give) {
         uint64_t orig;
 
-        atomic_sub_relaxed(&pfc_pool.used, t->cache.credit, &orig);
-        t->cache.credit = 0;
+        atomic_sub_relaxed(&pfc_pool.used, give, &orig);
     }
 }

@@ -572,6 +572,7 @@ pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
     t->n_held = 0;
     t->nonempty = 0;
     pfc_note_holding(pfc, t);
+    pfc_buf_txq_flush_cache(t);
     atomic_add_relaxed(&pfc->port->held_dropped, n, &orig);
 }
 
@@ -637,6 +638,9 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     if (t->n_held) {
         pfc_drain(pfc, t, qid, vid, blocked, now);
         pfc_note_holding(pfc, t);
+        if (!t->n_held) {
+            pfc_buf_txq_flush_cache(t);
+        }
     }
     atomic_store_relaxed(&t->serviced, now);
     return blocked;

@@ -263,6 +263,19 @@ pfc_buf_cache_give(struct pfc_buf_cache *c, uint32_t cells)
     return give;
 }
 
+/* After a tx queue emptied its traffic class queues: returns how many cells
+ * it must give back to the shared pool, all of its cache, so that a tx
+ * queue that holds nothing strands no shared cells (with many ports and tx
+ * queues, caches kept while idle would take a large part of the pool). */
+uint32_t
+pfc_buf_cache_idle(struct pfc_buf_cache *c)
+{
+    uint32_t give = c->credit;
+
+    c->credit = 0;
+    return give;
+}
+
 /* Sizes the buffer: 'mbufs' is what PFC may hold of the ports' mempools,
  * 'reserved' the headroom of every lossless priority group, both in cells. */
 void

@@ -258,13 +258,15 @@ uint8_t pfc_backpressure_next(const struct pfc_xoff_params *,
 
 /* Shared cells that a tx queue took from the pool and has not used: a cache
  * like a mempool's per-lcore cache, so that the shared pool's counter is
- * written once per PFC_BUF_CHUNK cells, not per packet. */
+ * written once per PFC_BUF_CHUNK cells, not per packet.  A tx queue that
+ * holds nothing gives all of it back (pfc_buf_cache_idle()). */
 struct pfc_buf_cache {
     uint32_t credit;            /* Cells taken and not in use. */
 };
 
 uint32_t pfc_buf_cache_take(struct pfc_buf_cache *, uint64_t free);
 uint32_t pfc_buf_cache_give(struct pfc_buf_cache *, uint32_t cells);
+uint32_t pfc_buf_cache_idle(struct pfc_buf_cache *);
 
 /* The sizes of the buffer (pfc_buf_size()). */
 struct pfc_buf_size {

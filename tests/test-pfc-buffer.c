@@ -450,7 +450,7 @@ test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("admit: ok\n");
 }
 
-/* The tx queue cache of shared cells. */
+/* The tx queue cache of shared cells, given back whole when idle. */
 static void
 test_cache(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
@@ -494,6 +494,16 @@ test_cache(struct ovs_cmdl_context *ctx OVS_UNUSED)
         ovs_assert(taken - given == in_use + c.credit);
         ovs_assert(c.credit <= 2 * PFC_BUF_CHUNK);
     }
+
+    /* A tx queue that holds nothing gives all of its cache back: the
+     * pool's count is then exactly what is in use, 0. */
+    while (in_use) {
+        in_use--;
+        given += pfc_buf_cache_give(&c, 1);
+    }
+    given += pfc_buf_cache_idle(&c);
+    ovs_assert(c.credit == 0 && taken == given);
+    ovs_assert(pfc_buf_cache_idle(&c) == 0);
     printf("cache: ok\n");
 }
 

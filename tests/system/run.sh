@@ -268,6 +268,11 @@ test_lossless() {
         -ge 2
     check "dpdk-b tx_dropped" "$(pfc_stat dpdk-b tx_dropped)" -eq 0
     check "dpdk-a rx_dropped" "$(pfc_stat dpdk-a rx_dropped)" -eq 0
+    # Nothing is held any more: the tx queues gave their cached cells of
+    # the shared pool back.
+    check "shared cells taken by tx queues once nothing is held" \
+        "$(pfc_appctl pfc/buffer \
+           | sed -n 's/.* (\([0-9]*\) taken by tx queues.*/\1/p')" -eq 0
     [ "$FAILS" -eq 0 ]
 }
 
