@@ -1187,10 +1187,13 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     s.free = UINT64_MAX;
 
     blocked = pfc_send_service(pfc, t, mp, vid, &now);
-    pfc_send_facts(pfc, t, blocked, &now, &f);
-    if (OVS_LIKELY(pfc_send_all_tx(&f))) {
+    f.prio_to_tc = NULL;        /* The facts are not read yet. */
+    if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored
+                   && !pfc->sparams.rate)) {
+        /* pfc_send_all_tx() of the facts, read without the others. */
         kept = cnt;
     } else {
+        pfc_send_facts(pfc, t, blocked, &now, &f);
         if (!now) {
             now = rte_get_tsc_cycles();
         }
@@ -1220,6 +1223,9 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     if (sent < kept - n_bad) {
         /* The tx ring is full. */
+        if (!f.prio_to_tc) {
+            pfc_send_facts(pfc, t, blocked, &now, &f);
+        }
         if (!now) {
             now = rte_get_tsc_cycles();
         }
