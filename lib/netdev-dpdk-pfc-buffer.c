@@ -289,7 +289,8 @@ pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
 }
 
 /* Gives the cells in 't''s cache back to the pool (pfc_buf_cache_idle()):
- * 't' holds nothing, or is destroyed.  The caller holds t->lock. */
+ * 't' holds nothing, or is destroyed.  The caller holds t->lock, or no
+ * thread can reach 't' any more. */
 void
 pfc_buf_txq_flush_cache(struct pfc_txq *t)
 {

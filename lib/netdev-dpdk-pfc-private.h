@@ -245,7 +245,7 @@ struct pfc_port {
 
     struct pfc_counters counters;       /* [L] */
 
-    /* PFC watchdog (lib/pfc.h): storms of PFC frames received on this
+    /* PFC watchdog (lib/pfc-wd.h): storms of PFC frames received on this
      * port.  Checked at most every PFC_WD_CHECK_MS by a thread that flushes
      * the port (pfc_wd_check()). */
     struct pfc_wd wd;                   /* [L] */
@@ -292,7 +292,8 @@ struct pfc_port {
     atomic_bool lldp_due;               /* Send lldp_frame at the next
                                          * flush. */
 
-    /* vhost-user ports only (lib/pfc.h, pfc_backpressure_next()). */
+    /* vhost-user ports only (lib/pfc-buffer.h,
+     * pfc_backpressure_next()). */
     atomic_bool guest;                  /* The last transmit call named a
                                          * guest (for pfc/show only: each
                                          * call passes its own device

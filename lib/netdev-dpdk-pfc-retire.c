@@ -281,7 +281,8 @@ pfc_ring_drain_ns(const struct pfc_port *port)
 
 /* Sends on tx queue 0 of the port of 'pfc', with an mbuf from 'mp', the XON
  * that it owes for each priority whose XOFF is in force: decided under
- * port->lock, sent outside it.  Returns true if an XON went to the NIC.
+ * port->lock, sent outside it.  Returns true if an XON was due and had an
+ * mbuf, sent or not (the caller then gives the NIC time to send its ring).
  * Sets '*no_mbuf' if one was due but 'mp' had no mbuf (or was NULL). */
 static bool
 pfc_flush_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
@@ -305,15 +306,17 @@ pfc_flush_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &port->mac,
                          &frame);
     }
-    if (m && pfc_tx_burst_blocking(port, 0, -1, &m, 1) == 1) {
+    if (!m) {
+        return false;
+    }
+    if (pfc_tx_burst_blocking(port, 0, -1, &m, 1) == 1) {
         rte_spinlock_lock(&port->lock);
         pfc_counters_count_tx(&port->counters, &frame);
         rte_spinlock_unlock(&port->lock);
-        return true;
-    } else if (m) {
+    } else {
         rte_pktmbuf_free(m);
     }
-    return false;
+    return true;
 }
 
 /* Empties every tx queue of 'pfc': if 'send_held', hands each held packet
@@ -390,7 +393,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         goto out;
     }
 
-    bool xon_sent = pfc_flush_xon(pfc, mp, &no_mbuf);
+    bool xon = pfc_flush_xon(pfc, mp, &no_mbuf);
 
     freed = pfc_flush_held(pfc, mp, vid, send_held, &sent_held);
     if (freed) {
@@ -398,7 +401,7 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
 
         atomic_add_relaxed(&port->held_dropped, freed, &orig);
     }
-    if ((xon_sent || sent_held) && !pfc_port_is_vhost(port)) {
+    if ((xon || sent_held) && !pfc_port_is_vhost(port)) {
         /* The port stops next: give the NIC the time to send a full tx
          * ring at link speed, so that a driver whose stop discards its
          * ring loses neither the XON nor the held packets. */

@@ -35,6 +35,7 @@
 #include <rte_spinlock.h>
 #include <rte_vhost.h>
 
+#include "dp-packet.h"
 #include "openvswitch/usdt-probes.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
@@ -981,7 +982,7 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                const struct pfc_send_facts *f, struct rte_mbuf **pkts,
                int cnt, uint64_t now, struct pfc_send_tally *s)
 {
-    uint8_t prios[PFC_TX_BURST], verdicts[PFC_TX_BURST];
+    uint8_t prios[PFC_TX_BURST] = { 0 }, verdicts[PFC_TX_BURST];
     uint32_t lens[PFC_TX_BURST];
     struct rte_mbuf *to_free[PFC_TX_BURST];
     unsigned int n_free = 0;
@@ -991,11 +992,13 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         prios[i] = pfc_mbuf_priority(pkts[i]);
     }
     if (OVS_UNLIKELY(f->tokens != INT64_MAX)) {
+        /* Only the shaper's rule reads the lengths. */
         for (int i = 0; i < cnt; i++) {
             lens[i] = rte_pktmbuf_pkt_len(pkts[i]);
         }
     }
-    pfc_send_decide(f, prios, lens, cnt, verdicts);
+    pfc_send_decide(f, prios, f->tokens != INT64_MAX ? lens : NULL, cnt,
+                    verdicts);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = prios[i];
@@ -1033,29 +1036,20 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     return kept;
 }
 
-/* Sorts the 'cnt' packets in 'pkts' that pfc_send__() sends on the tx queue
- * 't' of 'pfc' whose facts are 'f', at TSC 'now' (pfc_send_decide(), one
- * call per PFC_TX_BURST packets).  Compacts the packets to send now at the
- * head of 'pkts' and returns how many they are.  Counts in 's'.  Not called
- * while pfc_send_all_tx(): then every packet is sent. */
+/* Sorts the 'cnt' packets in 'pkts' (at most PFC_TX_BURST: a datapath batch)
+ * that pfc_send__() sends on the tx queue 't' of 'pfc' whose facts are 'f',
+ * at TSC 'now', by one pfc_send_decide() for the whole batch
+ * (pfc_send_apply()).  Compacts the packets to send now at the head of
+ * 'pkts' and returns how many they are.  Counts in 's'.  Not called while
+ * pfc_send_all_tx(): then every packet is sent. */
+BUILD_ASSERT_DECL(NETDEV_MAX_BURST <= PFC_TX_BURST);
 static int
 pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                  struct pfc_send_facts *f, struct rte_mbuf **pkts, int cnt,
-                  uint64_t now, struct pfc_send_tally *s)
+                  const struct pfc_send_facts *f, struct rte_mbuf **pkts,
+                  int cnt, uint64_t now, struct pfc_send_tally *s)
 {
-    int kept = 0;
-
     pfc_tally_prios(s);
-    for (int i = 0; i < cnt; i += PFC_TX_BURST) {
-        int n = MIN(cnt - i, PFC_TX_BURST);
-        int k = pfc_send_apply(pfc, t, f, &pkts[i], n, now, s);
-
-        memmove(&pkts[kept], &pkts[i], k * sizeof *pkts);
-        kept += k;
-        /* What the first burst held, the next one holds behind. */
-        f->nonempty = t->nonempty;
-    }
-    return kept;
+    return pfc_send_apply(pfc, t, f, pkts, MIN(cnt, PFC_TX_BURST), now, s);
 }
 
 /* The 'cnt' packets in 'pkts' (at most PFC_TX_BURST), prepared, were
@@ -1110,7 +1104,7 @@ pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
 }
 
-/* pfc_send_tx_full__() for any number of packets 'cnt'. */
+/* pfc_send_tx_full__() with the link state read now. */
 static void
 pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                  struct pfc_send_facts *f, struct rte_mbuf **pkts, int cnt,
@@ -1121,10 +1115,7 @@ pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     atomic_read_relaxed(&pfc->port->down, &down);
     f->down = down;
     pfc_tally_prios(s);
-    for (int i = 0; i < cnt; i += PFC_TX_BURST) {
-        pfc_send_tx_full__(pfc, t, f, &pkts[i], MIN(cnt - i, PFC_TX_BURST),
-                           now, s);
-    }
+    pfc_send_tx_full__(pfc, t, f, pkts, MIN(cnt, PFC_TX_BURST), now, s);
 }
 
 /* Adds what one pfc_send__() call on tx queue 't' of 'pfc' tallied in 's'

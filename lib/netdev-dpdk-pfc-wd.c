@@ -14,7 +14,7 @@
  * limitations under the License.
  */
 
-/* The PFC watchdog of the DPDK glue (lib/pfc.h, pfc_wd_run(); the opening
+/* The PFC watchdog of the DPDK glue (lib/pfc-wd.h, pfc_wd_run(); the opening
  * comment of lib/netdev-dpdk-pfc.c describes the threads and locks).  A
  * thread that flushes a port checks it (netdev_dpdk_pfc_tx_flush()),
  * publishes what it decides for the receive and transmit paths, and logs

@@ -19,9 +19,10 @@
 
 /* Shared-buffer traffic manager of PFC: admission and XOFF/XON.
  *
- * The packets that PFC holds (they wait in traffic class queues, lib/pfc.h
- * struct pfc_holdq) live in one buffer that every port shares, modelled on
- * the MMU of a switch ASIC and on SAI/SONiC's buffer model:
+ * The packets that PFC holds (they wait in traffic class queues,
+ * lib/pfc-holdq.h struct pfc_holdq) live in one buffer that every port
+ * shares, modelled on the MMU of a switch ASIC and on SAI/SONiC's buffer
+ * model:
  *
  *   - The buffer is counted in cells.  A cell is one mbuf: one packet,
  *     whatever its length.  Its size is what PFC may hold of the ports'

@@ -15,8 +15,9 @@
  */
 
 /* Parsing and formatting of the QoS other_config of type "pfc"
- * (vswitchd/vswitch.xml): struct pfc_config in lib/pfc.h.  Every bad value
- * is rejected with a message that names the key and its valid range. */
+ * (vswitchd/vswitch.xml): struct pfc_config in lib/pfc-config.h.  Every bad
+ * value is rejected with a message that names the key and its valid
+ * range. */
 
 #include <config.h>
 #include "pfc-config.h"
@@ -186,7 +187,7 @@ pfc_wd_action_from_string(const char *s, enum pfc_wd_action *action)
 }
 
 /* Parses the watchdog keys of 'details' into 'cfg' (see PFC_WD_DETECT_MIN in
- * lib/pfc.h for the ranges):
+ * lib/pfc-config.h for the ranges):
  *
  *   - watchdog-detection-time: ms, 0 (off) or 10..5000, default 200;
  *   - watchdog-restoration-time: ms, 10..60000, default twice the detection

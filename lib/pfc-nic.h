@@ -21,7 +21,7 @@
  * the worst-case response to a PFC frame and the tx ring size that bounds
  * it, how MAC Control frames reach the switch (the driver policy), and an
  * rx queue of their own for them (mac-control-queue).  Pure: the glue
- * (lib/netdev-dpdk-pfc.c, lib/netdev-dpdk-pfc-steer.c) asks the driver and
+ * (lib/netdev-dpdk-pfc-nic.c, lib/netdev-dpdk-pfc-steer.c) asks the driver and
  * applies the answer; no DPDK here. */
 
 #include <stdbool.h>

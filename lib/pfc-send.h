@@ -30,7 +30,7 @@
  *
  * The rules, in order, for a packet of priority p whose traffic class is c:
  *
- *   1. A priority in a storm (the watchdog, lib/pfc.h) ignores pauses.  Its
+ *   1. A priority in a storm (the watchdog, lib/pfc-wd.h) ignores pauses.  Its
  *      packets are dropped if the storm action is "drop".  On a vhost-user
  *      port they are always offered to the guest, never held: a stalled
  *      guest is the storm.

@@ -15,9 +15,13 @@
 # (tests/system/guest.sh) bridged to hosts C and D.  Each test
 # has its own namespaces, veths, database and daemons, made and removed by
 # tests/system/lib.sh, and runs in its own process under a time limit.  A
-# test whose prerequisite is missing fails, it is never skipped.  The last
-# line printed is "N passed, N failed"; the exit status is nonzero if any
-# test failed.
+# test whose prerequisite is missing fails, it is never skipped.  A test
+# that fails is run once more, as upstream's testsuite --recheck does, and
+# fails only if it fails again; at most PFC_TEST_RERUNS tests (default 2)
+# are run again, and each is named ("FAIL (first run)", and "failed once,
+# then run again" at the end).  A timeout is not run again.  The last line
+# printed is "N passed, N failed"; the exit status is nonzero if any test
+# failed.
 #
 # Needs root, 2 MB hugepages, and the Debian packages iproute2, procps,
 # util-linux, python3-scapy and tshark, and dpdk-dev (dpdk-testpmd, the
@@ -3463,12 +3467,23 @@ done
 passed=0
 failed=0
 failed_names=()
+rerun_names=()
 timeout_s=${PFC_TEST_TIMEOUT:-180}
 for t in "${selected[@]}"; do
     echo "=== $t"
     start=$(date +%s)
     timeout --foreground -k 15 "$timeout_s" "$0" --one "$OVS" "$t"
     rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] \
+       && [ ${#rerun_names[@]} -lt "${PFC_TEST_RERUNS:-2}" ]; then
+        # As upstream's testsuite --recheck: a test fails only if it fails
+        # twice.  Its peers share this machine's cores with the PMD
+        # threads, and a starved thread can miss a deadline once.
+        echo "=== FAIL (first run): $t (status $rc); running it once more"
+        rerun_names+=("$t")
+        timeout --foreground -k 15 "$timeout_s" "$0" --one "$OVS" "$t"
+        rc=$?
+    fi
     secs=$(( $(date +%s) - start ))
     if [ $rc -eq 0 ]; then
         echo "=== PASS: $t (${secs} s)"
@@ -3481,5 +3496,7 @@ for t in "${selected[@]}"; do
     fi
 done
 [ $failed -gt 0 ] && echo "failed: ${failed_names[*]}"
+[ ${#rerun_names[@]} -gt 0 ] \
+    && echo "failed once, then run again: ${rerun_names[*]}"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
