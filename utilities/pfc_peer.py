@@ -1533,10 +1533,14 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
                 last = now
             else:
                 time.sleep(min(last + refresh, t_end) - now)
+        # And it ends once the XON may have been sent: the time is taken
+        # before the send, so that this process being descheduled in
+        # between cannot count the frames that the XON released as inside
+        # the pause.
+        t_off = time.time()
         b.send(xon)
         n_pfc["xon"] += 1
-        t_off = time.time()
-        gap = max(gap, t_off - last)
+        gap = max(gap, time.time() - last)
         max_gap = max(max_gap, gap)
         late_refresh.append(gap >= pause_s)
         episodes.append((t_on, t_off))
