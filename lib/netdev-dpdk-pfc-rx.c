@@ -355,49 +355,55 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
     return true;
 }
 
-/* Marks each of the 'cnt' packets (possibly 0) just read in 'pkts' from rx
- * queue 'qid' of DPDK port 'port_id' with its ingress priority: by the
- * port's trust mode if it has QoS type pfc, else by its outer PCP
- * (pfc_rx_classify()).  If the port has QoS type pfc, also consumes the MAC
- * Control frames among them: valid PFC frames set the pause timers, every
- * MAC Control frame is counted and freed, none reaches the datapath.
- * 'start' is what netdev_dpdk_pfc_rx_begin() returned before the poll: if
- * nonzero and the poll emptied the ring (read fewer than PFC_RX_BURST
- * packets), it becomes the queue's poll stamp (pfc_pause_holds()).
- * Compacts 'pkts' and returns how many remain.  A port without QoS pfc, or
- * out of range, has its packets marked only. */
-int
-netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
-                   int cnt, uint64_t start)
+/* The common case of netdev_dpdk_pfc_rx(): marks each of the 'cnt' packets
+ * in 'pkts' at mark offset 'off' (at least 0) with the priority that the
+ * rule 'trust', 'def', 'map' (pfc_classify__()) gives it, and returns true
+ * if any of them may be a MAC Control frame, or an LLDPDU while 'lldp' (DCBX
+ * runs on the port): then the batch takes pfc_rx_consume().  Inlined with a
+ * constant 'trust', so that each trust mode gets a loop of its own. */
+static inline bool
+pfc_rx_mark(int trust, int def, const uint8_t *map, int off, bool lldp,
+            struct rte_mbuf **pkts, int cnt)
 {
-    struct pfc_port *port;
-    uint64_t earliest = 0;
-    uint8_t wd_dropped;
-    bool active, dcbx_on;
-    int kept = 0;
+    bool special = false;
 
-    if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
-        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
-        return cnt;
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+        uint16_t len = rte_pktmbuf_data_len(m);
+        uint16_t type = len >= ETH_HEADER_LEN ? (data[12] << 8) | data[13]
+                                              : 0;
+
+        if (type != ETH_TYPE_IP && type != ETH_TYPE_IPV6) {
+            /* An untagged IP packet is neither a MAC Control frame nor an
+             * LLDPDU: one test for the common case. */
+            special |= (pfc_maybe_mac_control(data, len)
+                        || (lldp && pfc_is_lldp(data, len)));
+        }
+        *RTE_MBUF_DYNFIELD(m, off, uint8_t *)
+            = PFC_MARK_VALID | pfc_classify__(trust, def, map, data, len);
     }
-    port = &pfc_ports[port_id];
-    atomic_read_relaxed(&port->active, &active);
-    if (!active) {
-        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
-        return cnt;
-    }
+    return special;
+}
 
-    const struct pfc_classifier *c = ovsrcu_get(const struct pfc_classifier *,
-                                                &port->cls);
-
-    c = c ? c : &pfc_cls_pcp;
+/* The rest of netdev_dpdk_pfc_rx(), for a batch that holds a MAC Control
+ * frame or an LLDPDU, or while the watchdog drops on receive: marks the
+ * packets of 'pkts' by 'c', consumes the MAC Control frames (valid PFC
+ * frames set the pause timers of 'port', read from rx queue 'qid'), hands
+ * the LLDPDUs to DCBX if 'dcbx_on', drops what the watchdog drops
+ * ('wd_dropped'), compacts 'pkts' and returns how many remain. */
+static int
+pfc_rx_consume(struct pfc_port *port, int qid, const struct pfc_classifier *c,
+               struct rte_mbuf **pkts, int cnt, uint8_t wd_dropped,
+               bool dcbx_on)
+{
     /* In locals: the marks are octets, which may alias anything. */
     const int off = pfc_mark_offset;
     const int trust = c->trust, def = c->default_prio;
     const uint8_t *map = c->dscp_default ? NULL : c->dscp_to_prio;
+    uint64_t earliest = 0;
+    int kept = 0;
 
-    atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
-    atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
         const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -411,8 +417,6 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
 
         if (OVS_LIKELY(type == ETH_TYPE_IP || type == ETH_TYPE_IPV6)
             || !pfc_maybe_mac_control(data, len)) {
-            /* An untagged IP packet is neither a MAC Control frame nor an
-             * LLDPDU: one test for the common case. */
             if (OVS_UNLIKELY(dcbx_on) && type != ETH_TYPE_IP
                 && type != ETH_TYPE_IPV6 && pfc_is_lldp(data, len)) {
                 pfc_rx_lldp(port, m);
@@ -446,6 +450,62 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
                          earliest);
             rte_pktmbuf_free(m);
         }
+    }
+    return kept;
+}
+
+/* Marks each of the 'cnt' packets (possibly 0) just read in 'pkts' from rx
+ * queue 'qid' of DPDK port 'port_id' with its ingress priority: by the
+ * port's trust mode if it has QoS type pfc, else by its outer PCP
+ * (pfc_rx_classify()).  If the port has QoS type pfc, also consumes the MAC
+ * Control frames among them: valid PFC frames set the pause timers, every
+ * MAC Control frame is counted and freed, none reaches the datapath.
+ * 'start' is what netdev_dpdk_pfc_rx_begin() returned before the poll: if
+ * nonzero and the poll emptied the ring (read fewer than PFC_RX_BURST
+ * packets), it becomes the queue's poll stamp (pfc_pause_holds()).
+ * Compacts 'pkts' and returns how many remain.  A port without QoS pfc, or
+ * out of range, has its packets marked only. */
+int
+netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
+                   int cnt, uint64_t start)
+{
+    struct pfc_port *port;
+    uint8_t wd_dropped;
+    bool active, dcbx_on, special = true;
+    int kept = cnt;
+
+    if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
+        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
+        return cnt;
+    }
+    port = &pfc_ports[port_id];
+    atomic_read_relaxed(&port->active, &active);
+    if (!active) {
+        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
+        return cnt;
+    }
+
+    const struct pfc_classifier *c = ovsrcu_get(const struct pfc_classifier *,
+                                                &port->cls);
+
+    c = c ? c : &pfc_cls_pcp;
+    atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
+    atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
+    if (OVS_LIKELY(!wd_dropped && pfc_mark_offset >= 0)) {
+        const int off = pfc_mark_offset, def = c->default_prio;
+        const uint8_t *map = c->dscp_default ? NULL : c->dscp_to_prio;
+
+        special = (c->trust == PFC_TRUST_DSCP
+                   ? pfc_rx_mark(PFC_TRUST_DSCP, def, map, off, dcbx_on,
+                                 pkts, cnt)
+                   : c->trust == PFC_TRUST_PCP
+                   ? pfc_rx_mark(PFC_TRUST_PCP, def, map, off, dcbx_on,
+                                 pkts, cnt)
+                   : pfc_rx_mark(c->trust, def, map, off, dcbx_on,
+                                 pkts, cnt));
+    }
+    if (OVS_UNLIKELY(special)) {
+        kept = pfc_rx_consume(port, qid, c, pkts, cnt, wd_dropped, dcbx_on);
     }
     if (start) {
         uint32_t ring;
