@@ -971,6 +971,22 @@ pfc_send_facts(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
     }
 }
 
+/* Holds 'm', of priority 'prio', in tx queue 't' (pfc_hold()) and tallies
+ * it in 's': returns true if it is held, else counts a hold drop of 'prio'
+ * and returns false (the caller frees 'm'). */
+static inline bool
+pfc_send_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+              struct rte_mbuf *m, int prio, uint64_t now,
+              struct pfc_send_tally *s)
+{
+    if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
+        s->held++;
+        return true;
+    }
+    s->drops[prio]++;
+    return false;
+}
+
 /* Applies pfc_send_decide()'s verdicts, for the tx queue 't' of 'pfc' whose
  * facts are 'f', to the 'cnt' packets in 'pkts' (at most PFC_TX_BURST):
  * holds, in order, those to hold, and frees those that the watchdog drops
@@ -1011,11 +1027,9 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             pkts[kept++] = m;
             continue;
         case PFC_SEND_HOLD:
-            if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
-                s->held++;
+            if (pfc_send_hold(pfc, t, m, prio, now, s)) {
                 continue;
             }
-            s->drops[prio]++;
             break;
         case PFC_SEND_DROP_STORM:
             s->wd_drops[prio]++;
@@ -1078,12 +1092,10 @@ pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         s->wd_fwd[prio] -= (f->wd_ignored >> prio) & 1;
         switch ((enum pfc_send_verdict) verdicts[i]) {
         case PFC_SEND_HOLD:
-            if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
-                s->held++;
+            if (pfc_send_hold(pfc, t, m, prio, now, s)) {
                 s->n_tx_full++;
                 continue;
             }
-            s->drops[prio]++;
             break;
         case PFC_SEND_DROP_STORM:
             s->wd_drops[prio]++;
@@ -1179,9 +1191,8 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 
     blocked = pfc_send_service(pfc, t, mp, vid, &now);
     f.prio_to_tc = NULL;        /* The facts are not read yet. */
-    if (OVS_LIKELY(!blocked && !t->n_held && !t->wd_ignored
-                   && !pfc->sparams.rate)) {
-        /* pfc_send_all_tx() of the facts, read without the others. */
+    if (OVS_LIKELY(pfc_send_fast(blocked, t->n_held, t->wd_ignored,
+                                 pfc->sparams.rate))) {
         kept = cnt;
     } else {
         pfc_send_facts(pfc, t, blocked, &now, &f);

@@ -97,13 +97,23 @@ struct pfc_send_facts {
 };
 
 /* True if every packet of a batch is handed to the NIC whatever its
- * priority: nothing blocked, held or stormed, and no shaper.  The glue's
- * fast path takes this without reading the packets. */
+ * priority: no traffic class blocked ('blocked', a bitmap of classes) or
+ * holding packets ('holding'), no priority in a storm ('stormed', a bitmap
+ * of priorities whose pauses the watchdog ignores) and no port shaper
+ * ('shaped').  The glue's fast path reads only these four, without the
+ * packets or the other facts. */
+static inline bool
+pfc_send_fast(uint8_t blocked, bool holding, uint8_t stormed, bool shaped)
+{
+    return !blocked && !holding && !stormed && !shaped;
+}
+
+/* pfc_send_fast() of the facts 'f'. */
 static inline bool
 pfc_send_all_tx(const struct pfc_send_facts *f)
 {
-    return !f->blocked && !f->nonempty && !f->wd_ignored
-           && f->tokens == INT64_MAX;
+    return pfc_send_fast(f->blocked, f->nonempty, f->wd_ignored,
+                         f->tokens != INT64_MAX);
 }
 
 void pfc_send_decide(const struct pfc_send_facts *, const uint8_t prios[],

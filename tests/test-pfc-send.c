@@ -93,6 +93,18 @@ test_idle(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(decided(&f, PFC_SEND_TX) == 0xff);
     f.lossless = 0;
     ovs_assert(decided(&f, PFC_SEND_TX) == 0xff);
+
+    /* The fast path's four inputs: any one of them set leaves it. */
+    for (int bits = 0; bits < 16; bits++) {
+        f = idle_facts();
+        f.blocked = bits & 1 ? 0x08 : 0;
+        f.nonempty = bits & 2 ? 0x08 : 0;
+        f.wd_ignored = bits & 4 ? 0x08 : 0;
+        f.tokens = bits & 8 ? 100000 : INT64_MAX;
+        ovs_assert(pfc_send_fast(f.blocked, f.nonempty, f.wd_ignored,
+                                 f.tokens != INT64_MAX) == !bits);
+        ovs_assert(pfc_send_all_tx(&f) == !bits);
+    }
     printf("idle: ok\n");
 }
 
