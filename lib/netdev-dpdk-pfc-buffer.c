@@ -200,9 +200,9 @@ pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
  * 'h' to 'q' for PFC_BUF_SHARED and PFC_BUF_HEADROOM, and counts the drop
  * otherwise.  The caller holds t->lock. */
 enum pfc_buf_verdict
-pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-             const struct pfc_holdq *q, struct pfc_held *h, uint64_t free,
-             bool copy)
+pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                  const struct pfc_holdq *q, struct pfc_held *h, uint64_t free,
+                  bool copy)
 {
     struct pfc_port *in = (h->in_port < PFC_N_PORTS
                            ? &pfc_ports[h->in_port] : NULL);
@@ -253,7 +253,7 @@ pfc_buf_hold(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * off its ingress priority group, headroom first (pfc_buf_release()).  The
  * caller holds t->lock. */
 void
-pfc_buf_unhold(struct pfc_txq *t, const struct pfc_held *h)
+pfc_buf_txq_release(struct pfc_txq *t, const struct pfc_held *h)
 {
     struct pfc_port *in;
     uint64_t cells, next, orig;
@@ -282,9 +282,9 @@ pfc_buf_unhold(struct pfc_txq *t, const struct pfc_held *h)
 /* Takes 'h', which is leaving a traffic class queue of 't', off the held
  * counts of 't' and off the occupancy of its ingress port. */
 void
-pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
+pfc_release(struct pfc_txq *t, const struct pfc_held *h)
 {
-    pfc_buf_unhold(t, h);
+    pfc_buf_txq_release(t, h);
     pfc_txq_count_held(t, h, -1);
 }
 
@@ -292,7 +292,7 @@ pfc_unhold(struct pfc_txq *t, const struct pfc_held *h)
  * 't' holds nothing, or is destroyed.  The caller holds t->lock, or no
  * thread can reach 't' any more. */
 void
-pfc_buf_txq_flush_cache(struct pfc_txq *t)
+pfc_buf_txq_give_cache(struct pfc_txq *t)
 {
     uint32_t give = pfc_buf_cache_idle(&t->cache);
 

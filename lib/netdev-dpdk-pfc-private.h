@@ -559,13 +559,14 @@ bool pfc_port_pg_params(struct pfc_port *, int prio,
                         struct pfc_buf_pg_params *);
 void pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *, int tc,
                              struct pfc_buf_egress *);
-enum pfc_buf_verdict pfc_buf_hold(const struct netdev_dpdk_pfc *,
-                                  struct pfc_txq *, const struct pfc_holdq *,
-                                  struct pfc_held *, uint64_t free,
-                                  bool copy);
-void pfc_buf_unhold(struct pfc_txq *, const struct pfc_held *);
-void pfc_unhold(struct pfc_txq *, const struct pfc_held *);
-void pfc_buf_txq_flush_cache(struct pfc_txq *);
+enum pfc_buf_verdict pfc_buf_txq_admit(const struct netdev_dpdk_pfc *,
+                                       struct pfc_txq *,
+                                       const struct pfc_holdq *,
+                                       struct pfc_held *, uint64_t free,
+                                       bool copy);
+void pfc_buf_txq_release(struct pfc_txq *, const struct pfc_held *);
+void pfc_release(struct pfc_txq *, const struct pfc_held *);
+void pfc_buf_txq_give_cache(struct pfc_txq *);
 
 
 /* lib/netdev-dpdk-pfc-tx.c. */

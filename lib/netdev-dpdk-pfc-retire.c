@@ -285,8 +285,8 @@ pfc_ring_drain_ns(const struct pfc_port *port)
  * mbuf, sent or not (the caller then gives the NIC time to send its ring).
  * Sets '*no_mbuf' if one was due but 'mp' had no mbuf (or was NULL). */
 static bool
-pfc_flush_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
-              bool *no_mbuf)
+pfc_finish_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
+               bool *no_mbuf)
 {
     struct pfc_port *port = pfc->port;
     struct pfc_xoff_params none = pfc->xparams;
@@ -325,8 +325,8 @@ pfc_flush_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
  * them as hold drops.  Adds the packets sent to '*sent_held' and returns
  * how many it freed. */
 static uint64_t
-pfc_flush_held(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp, int vid,
-               bool send_held, uint64_t *sent_held)
+pfc_finish_held(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp, int vid,
+                bool send_held, uint64_t *sent_held)
 {
     struct pfc_port *port = pfc->port;
     uint64_t freed = 0;
@@ -341,7 +341,7 @@ pfc_flush_held(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp, int vid,
                 const struct pfc_held *h = pfc_holdq_peek(q, 0);
                 struct rte_mbuf *pkt = h->pkt;
 
-                pfc_unhold(t, h);
+                pfc_release(t, h);
                 if (send_held && (mp || pfc_port_is_vhost(port))
                     && pfc_tx_burst_blocking(port, i, vid, &pkt, 1)) {
                     (*sent_held)++;
@@ -376,8 +376,8 @@ pfc_flush_held(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp, int vid,
  * the tx queue locks of 'pfc' held, which no PMD thread takes while the port
  * is off the PMD threads, but never with port->lock held. */
 uint64_t
-netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
-                      int vid, bool send_held)
+netdev_dpdk_pfc_finish(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
+                       int vid, bool send_held)
 {
     struct pfc_port *port = pfc->port;
     uint64_t freed = 0, sent_held = 0;
@@ -393,9 +393,9 @@ netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
         goto out;
     }
 
-    bool xon = pfc_flush_xon(pfc, mp, &no_mbuf);
+    bool xon = pfc_finish_xon(pfc, mp, &no_mbuf);
 
-    freed = pfc_flush_held(pfc, mp, vid, send_held, &sent_held);
+    freed = pfc_finish_held(pfc, mp, vid, send_held, &sent_held);
     if (freed) {
         uint64_t orig;
 
@@ -479,7 +479,7 @@ netdev_dpdk_pfc_port_down(uint16_t port_id, uint8_t why, bool down)
 }
 
 /* Returns the held packets of DPDK port 'port_id' freed outside a transmit
- * call (netdev_dpdk_pfc_flush(), reconfigurations, tx preparation
+ * call (netdev_dpdk_pfc_finish(), reconfigurations, tx preparation
  * failures), for its tx_dropped statistic. */
 uint64_t
 netdev_dpdk_pfc_tx_dropped(uint16_t port_id)

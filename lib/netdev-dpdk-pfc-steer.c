@@ -241,7 +241,7 @@ pfc_mcq_remove(struct pfc_port *port)
 }
 
 /* Called by netdev-dpdk before it stops or resets the ethernet port
- * 'port_id' to reconfigure it, and by netdev_dpdk_pfc_flush() before the
+ * 'port_id' to reconfigure it, and by netdev_dpdk_pfc_finish() before the
  * port is deleted: removes the rte_flow rule of mac-control-queue, as DPDK
  * asks before a port stops (rules need not survive a restart, and a driver
  * that restores them would restore one for an rx queue that may no longer

@@ -349,7 +349,7 @@ pfc_wd_drain_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     while (q->n && (t->wd_dropped >> pfc_holdq_peek(q, 0)->prio) & 1) {
         const struct pfc_held *h = pfc_holdq_peek(q, 0);
 
-        pfc_unhold(t, h);
+        pfc_release(t, h);
         drops[h->prio]++;
         n_drops++;
         rte_pktmbuf_free(h->pkt);
@@ -388,7 +388,7 @@ pfc_shaper_grant(struct netdev_dpdk_pfc *pfc, uint64_t now)
 
 /* Takes 'bytes' that left the port from its shaper, if it has one. */
 static inline void
-pfc_shaper_charge(struct netdev_dpdk_pfc *pfc, uint64_t bytes)
+pfc_shaper_spend(struct netdev_dpdk_pfc *pfc, uint64_t bytes)
 {
     if (OVS_UNLIKELY(pfc->sparams.rate) && bytes) {
         rte_spinlock_lock(&pfc->shaper_lock);
@@ -437,7 +437,7 @@ pfc_drain_sent(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int tc,
         const struct pfc_held *h = pfc_holdq_peek(q, i);
 
         bytes += h->len;
-        pfc_unhold(t, h);
+        pfc_release(t, h);
     }
     if (OVS_UNLIKELY(t->wd_ignored)) {
         uint64_t fwd[PFC_N_PRIOS] = { 0 };
@@ -459,7 +459,7 @@ pfc_drain_sent(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int tc,
     atomic_add_relaxed(&port->ets_pkts[tc], sent, &orig);
     atomic_add_relaxed(&port->ets_bytes[tc], bytes, &orig);
     pfc_ets_sent(&t->ets, &pfc->ets, tc, bytes);
-    pfc_shaper_charge(pfc, bytes);
+    pfc_shaper_spend(pfc, bytes);
 }
 
 /* The packet at the head of 'q', class queue of 't', fails tx preparation:
@@ -474,7 +474,7 @@ pfc_drain_bad_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     VLOG_WARN_RL(&rl, "%s: PFC: held packet of priority %d dropped: it "
                  "fails tx preparation: %s", pfc->port->name, h->prio,
                  rte_strerror(rte_errno));
-    pfc_unhold(t, h);
+    pfc_release(t, h);
     pfc_count(&t->hold_drops[h->prio], 1);
     rte_pktmbuf_free(h->pkt);
     pfc_holdq_pop(q, 1);
@@ -563,7 +563,7 @@ pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
         while (q->n) {
             const struct pfc_held *h = pfc_holdq_peek(q, 0);
 
-            pfc_unhold(t, h);
+            pfc_release(t, h);
             pfc_count(&t->hold_drops[h->prio], 1);
             rte_pktmbuf_free(h->pkt);
             pfc_holdq_pop(q, 1);
@@ -573,7 +573,7 @@ pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
     t->n_held = 0;
     t->nonempty = 0;
     pfc_note_holding(pfc, t);
-    pfc_buf_txq_flush_cache(t);
+    pfc_buf_txq_give_cache(t);
     atomic_add_relaxed(&pfc->port->held_dropped, n, &orig);
 }
 
@@ -640,7 +640,7 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         pfc_drain(pfc, t, qid, vid, blocked, now);
         pfc_note_holding(pfc, t);
         if (!t->n_held) {
-            pfc_buf_txq_flush_cache(t);
+            pfc_buf_txq_give_cache(t);
         }
     }
     atomic_store_relaxed(&t->serviced, now);
@@ -787,7 +787,7 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
 }
 
 /* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
- * 't' for its class, if the buffer admits it (pfc_buf_hold()): charged to
+ * 't' for its class, if the buffer admits it (pfc_buf_txq_admit()): charged to
  * its ingress priority group, or as lossy.  '*free' caches the shared
  * pool's free cells for the batch (UINT64_MAX: not read yet).  Returns
  * false, without taking 'm', if admission drops it. */
@@ -816,7 +816,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     if (*free == UINT64_MAX) {
         *free = pfc_pool_free();
     }
-    v = pfc_buf_hold(pfc, t, q, &h, *free, pfc_mbuf_is_copy(m));
+    v = pfc_buf_txq_admit(pfc, t, q, &h, *free, pfc_mbuf_is_copy(m));
     if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
         return false;           /* The caller drops 'm'. */
     }
@@ -1217,7 +1217,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         for (int i = sent; i < kept - n_bad; i++) {
             offered -= rte_pktmbuf_pkt_len(pkts[i]);
         }
-        pfc_shaper_charge(pfc, offered);
+        pfc_shaper_spend(pfc, offered);
     }
     s.dropped += n_bad;
     if (OVS_UNLIKELY(pfc_port_is_vhost(pfc->port)) && kept > n_bad) {

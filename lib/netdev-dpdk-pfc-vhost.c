@@ -209,7 +209,7 @@ netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *pfc, int qid, int to)
         pfc_txq_free_held(pfc, from);
     }
     pfc_note_holding(pfc, from);    /* Emptied: no flush is pending. */
-    pfc_buf_txq_flush_cache(from);
+    pfc_buf_txq_give_cache(from);
     if (dst) {
         rte_spinlock_unlock(&dst->lock);
     }

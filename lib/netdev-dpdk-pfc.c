@@ -751,7 +751,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
     int error;
 
     if (pfc->retiring) {
-        /* Being removed: keeps what it has until it is flushed. */
+        /* Being removed: keeps what it has until it finished. */
         return 0;
     }
     if (info->idle && pfc->port) {
@@ -857,7 +857,7 @@ pfc_txq_destroy(struct pfc_txq *t, struct pfc_txq_totals *sum)
         while (q->n) {
             const struct pfc_held *h = pfc_holdq_peek(q, 0);
 
-            pfc_buf_unhold(t, h);
+            pfc_buf_txq_release(t, h);
             if (sum) {
                 sum->hold_drops[h->prio]++;
             }
@@ -867,7 +867,7 @@ pfc_txq_destroy(struct pfc_txq *t, struct pfc_txq_totals *sum)
         }
         pfc_holdq_destroy(q);
     }
-    pfc_buf_txq_flush_cache(t);
+    pfc_buf_txq_give_cache(t);
     if (sum) {
         uint64_t d;
 
@@ -1305,7 +1305,7 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
         n_dropped = pfc_holdq_remap(t->q, pfc->cfg.prio_to_tc, r->moved,
                                     dropped);
         for (size_t k = 0; k < n_dropped; k++) {
-            pfc_unhold(t, &dropped[k]);
+            pfc_release(t, &dropped[k]);
             pfc_count(&t->hold_drops[dropped[k].prio], 1);
         }
         r->n_dropped += n_dropped;

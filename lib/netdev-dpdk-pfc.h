@@ -46,8 +46,9 @@
  * (netdev_dpdk_pfc_succeed()), which takes over the held packets in order.
  * Removing PFC from a port (netdev_dpdk_pfc_retire()) keeps the object in
  * place until the datapath reconfigures the port, with its transmit queues
- * idle; then netdev_dpdk_pfc_flush() sends the XON it owes and the packets
- * it holds.  Deleting the port flushes too, but frees the held packets. */
+ * idle; then netdev_dpdk_pfc_finish() sends the XON it owes and the packets
+ * it holds.  Deleting the port finishes it too, but frees the held
+ * packets. */
 
 #include <stddef.h>
 #include <stdbool.h>
@@ -165,8 +166,8 @@ uint64_t netdev_dpdk_pfc_vhost_tx_dropped(const char *name);
 void netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
                              struct netdev_dpdk_pfc *new);
 bool netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *);
-uint64_t netdev_dpdk_pfc_flush(struct netdev_dpdk_pfc *, struct rte_mempool *,
-                               int vid, bool send_held);
+uint64_t netdev_dpdk_pfc_finish(struct netdev_dpdk_pfc *, struct rte_mempool *,
+                                int vid, bool send_held);
 void netdev_dpdk_pfc_port_destruct(uint16_t port_id);
 void netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
                                       struct netdev_custom_stats *);

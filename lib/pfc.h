@@ -36,6 +36,37 @@
  *   lib/pfc-headroom.h   Headroom and buffer sizing.
  *   lib/pfc-nic.h        What the NIC's driver allows.
  *
+ * One word for one thing, here and in the glue (lib/netdev-dpdk-pfc*.c):
+ *
+ *   priority        The 802.1p priority, 0..7, that a packet gets once, at
+ *                   ingress ("classify", lib/pfc-classify.h), and carries
+ *                   to every egress whatever tag it leaves with.
+ *   traffic class   One of the 8 egress queues of a port, 0..7; each
+ *                   priority maps to one.  A paused priority "blocks" its
+ *                   class.
+ *   priority group  The ingress account of one priority of a port: what its
+ *                   packets occupy, wherever they are held.
+ *   hold            Keep a packet in its traffic class queue of a tx queue
+ *                   instead of sending it (pfc_hold(); a "held" packet).
+ *   admit           The shared buffer's verdict on a packet to be held:
+ *                   shared pool, headroom, or drop (pfc_buf_admit()).
+ *   charge          Count an admitted packet against its ingress priority
+ *                   group and the shared pool (pfc_buf_charge()).
+ *   release         A held packet leaves its queue, sent or freed, and gives
+ *                   its cells back, headroom first (pfc_buf_release()).
+ *   spend           Take bytes from the port shaper's tokens.
+ *   XOFF, XON       A PFC frame this switch sends to pause a priority of its
+ *                   link partner, and the frame (time 0) that resumes it.
+ *   storm           A priority paused for longer than the watchdog allows.
+ *   tx_flush        The PMD threads' call, once per iteration, that sends the
+ *                   PFC frames due and the held packets whose class may send
+ *                   again (the netdev 'tx_flush' operation).
+ *   finish          What a PFC object does when it is replaced or its port
+ *                   stops: send the XON it owes and what it holds, free the
+ *                   rest (netdev_dpdk_pfc_finish()).
+ *   retire          Keep a removed PFC object in place until it finished on
+ *                   its own (lib/netdev-dpdk-pfc-retire.c).
+ *
  * Like DPDK's rte_meter, the core holds no clock of its own: every function
  * that depends on time takes 'now' in ticks of a caller-chosen monotonic
  * clock (the TSC in the DPDK datapath), and 'struct pfc_timebase' converts
