@@ -63,4 +63,13 @@ pfc_daemonize_start(void)
 #endif
 }
 
+/* True if Open vSwitch's rx-steering (options:rx-steering, 3.5 on) is
+ * requested on the netdev-dpdk device 'DEV', which mac-control-queue must
+ * not override; always false on 3.1, which has no rx-steering. */
+#if PFC_OVS_VERSION_NUM >= 30500
+#define PFC_RX_STEERING(DEV) ((DEV)->requested_rx_steer_flags != 0)
+#else
+#define PFC_RX_STEERING(DEV) false
+#endif
+
 #endif /* pfc-compat.h */

@@ -14,15 +14,20 @@ one per line:
 (the added line exactly as in the patch, its leading '+' included).  Lines
 that a patch removes and its context may differ: they are upstream's.
 Also prints the non-blank lines of C that each series adds to upstream
-files (the .c and .h files that its patches change).
+files (the .c and .h files that its patches change): at most C_BUDGET, as
+the patches hold hooks and registrations only.
 
-Exits 1, naming each difference, if the series differ beyond 'drift', or
-if 'drift' lists a line that is no longer a difference.
+Exits 1, naming each difference, if the series differ beyond 'drift', if
+'drift' lists a line that is no longer a difference, or if a series adds
+more than C_BUDGET lines of C.
 """
 
 import collections
 import os
 import sys
+
+# Non-blank lines of C that a series may add to upstream files.
+C_BUDGET = 300
 
 
 def read_series(d):
@@ -105,8 +110,13 @@ def main():
             errors.append('drift lists a line that no longer differs: '
                           '%s %s %s' % key)
     for v in versions:
-        print('series %s: %d non-blank added lines of C in upstream files'
-              % (v, c_total[v]))
+        print('series %s: %d non-blank added lines of C in upstream files '
+              '(at most %d)' % (v, c_total[v], C_BUDGET))
+        if c_total[v] > C_BUDGET:
+            errors.append('series %s adds %d non-blank lines of C to upstream '
+                          'files, over the budget of %d: move the substance '
+                          'into the project\'s own files'
+                          % (v, c_total[v], C_BUDGET))
     for e in errors:
         print('check-series: ' + e, file=sys.stderr)
     if errors:
