@@ -69,8 +69,8 @@ pfc_pool_resize(void)
         if (!active) {
             continue;
         }
-        atomic_read_relaxed(&port->buf_mbufs, &m);
-        atomic_read_relaxed(&port->buf_reserved, &r);
+        atomic_read_relaxed(&port->buf.mbufs, &m);
+        atomic_read_relaxed(&port->buf.reserved, &r);
         mbufs = MIN(mbufs, m);
         reserved += r;
     }
@@ -101,8 +101,8 @@ pfc_pool_fits(const struct pfc_port *self, uint64_t mbufs, uint64_t reserve,
         if (!active || port == self) {
             continue;
         }
-        atomic_read_relaxed(&port->buf_mbufs, &m);
-        atomic_read_relaxed(&port->buf_reserved, &r);
+        atomic_read_relaxed(&port->buf.mbufs, &m);
+        atomic_read_relaxed(&port->buf.reserved, &r);
         mbufs = MIN(mbufs, m);
         *others += r;
     }
@@ -130,14 +130,14 @@ pfc_port_pg_params(struct pfc_port *port, int prio,
 {
     uint64_t pub;
 
-    atomic_read_relaxed(&port->buf_pub, &pub);
+    atomic_read_relaxed(&port->buf.pub, &pub);
     if (!((pub >> prio) & 1)) {
         return false;
     }
     p->lossless = true;
     p->dyn_th = (int) ((pub >> 8) & 0xff) - 128;
     p->headroom = pub >> 32;
-    atomic_read_relaxed(&port->xoff_bytes_pub, &p->xoff_bytes);
+    atomic_read_relaxed(&port->buf.xoff_bytes_pub, &p->xoff_bytes);
     p->xon_bytes = 0;           /* Not used by admission. */
     p->xon_hysteresis = 0;
     return true;
@@ -236,16 +236,17 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     v = pfc_buf_admit(&p, &g, &pfc->eparams, &eg, free, h->len, copy);
     if (v == PFC_BUF_SHARED) {
         pfc_buf_take_cell(t, free);
-        atomic_add_relaxed(&in->pg_cells[h->prio], 1, &orig);
+        atomic_add_relaxed(&in->buf.pg_cells[h->prio], 1, &orig);
     } else if (v == PFC_BUF_HEADROOM) {
-        atomic_add_relaxed(&in->pg_cells[h->prio], UINT64_C(1) << 32, &orig);
+        atomic_add_relaxed(&in->buf.pg_cells[h->prio], UINT64_C(1) << 32,
+                           &orig);
     } else {
         if (v == PFC_BUF_DROP_HEADROOM) {
-            atomic_add_relaxed(&in->hdrm_drops[h->prio], 1, &orig);
+            atomic_add_relaxed(&in->buf.hdrm_drops[h->prio], 1, &orig);
         }
         return v;
     }
-    atomic_add_relaxed(&in->occ_bytes[h->prio], h->len, &orig);
+    atomic_add_relaxed(&in->buf.occ_bytes[h->prio], h->len, &orig);
     return v;
 }
 
@@ -265,14 +266,14 @@ pfc_buf_txq_release(struct pfc_txq *t, const struct pfc_held *h)
     }
     ovs_assert(h->in_port < PFC_N_PORTS);
     in = &pfc_ports[h->in_port];
-    atomic_sub_relaxed(&in->occ_bytes[h->prio], h->len, &orig);
-    atomic_read_relaxed(&in->pg_cells[h->prio], &cells);
+    atomic_sub_relaxed(&in->buf.occ_bytes[h->prio], h->len, &orig);
+    atomic_read_relaxed(&in->buf.pg_cells[h->prio], &cells);
     do {
         struct pfc_buf_pg g = { cells, cells >> 32, 0 };
 
         shared = pfc_buf_release(&g, 1, 0);
         next = g.shared | (uint64_t) g.headroom << 32;
-    } while (!atomic_compare_exchange_weak_relaxed(&in->pg_cells[h->prio],
+    } while (!atomic_compare_exchange_weak_relaxed(&in->buf.pg_cells[h->prio],
                                                    &cells, next));
     if (shared) {
         pfc_buf_give_cells(t, shared);

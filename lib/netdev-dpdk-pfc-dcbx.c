@@ -67,24 +67,24 @@ static void
 pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
 {
     struct pfc_dcbx_tlv tlv = {
-        .willing = port->dcbx_params.willing,
+        .willing = port->dcbx.params.willing,
         .cap = PFC_N_PRIOS,
-        .enable = port->dcbx_params.admin,
+        .enable = port->dcbx.params.admin,
     };
 
     struct pfc_app_tlv app;
 
-    if (port->dcbx_params.app_dscp) {
-        pfc_app_tlv_from_map(&app, port->dcbx_params.dscp_admin);
+    if (port->dcbx.params.app_dscp) {
+        pfc_app_tlv_from_map(&app, port->dcbx.params.dscp_admin);
     }
-    port->lldp_len = pfc_lldpdu_build(port->lldp_frame,
-                                      sizeof port->lldp_frame, port->mac,
-                                      port->name, ttl, &tlv,
-                                      &port->dcbx.ets_oper,
-                                      &port->dcbx_params.ets_admin,
-                                      port->dcbx_params.app_dscp
-                                      ? &app : NULL);
-    atomic_store_relaxed(&port->lldp_due, port->lldp_len != 0);
+    port->dcbx.lldp_len = pfc_lldpdu_build(port->dcbx.lldp_frame,
+                                           sizeof port->dcbx.lldp_frame,
+                                           port->mac, port->name, ttl, &tlv,
+                                           &port->dcbx.state.ets_oper,
+                                           &port->dcbx.params.ets_admin,
+                                           port->dcbx.params.app_dscp
+                                           ? &app : NULL);
+    atomic_store_relaxed(&port->dcbx.lldp_due, port->dcbx.lldp_len != 0);
 }
 
 /* Stops DCBX on 'port': no LLDPDU is consumed, sent or applied any more.
@@ -92,10 +92,10 @@ pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
 void
 pfc_dcbx_stop__(struct pfc_port *port)
 {
-    atomic_store_relaxed(&port->dcbx_on, false);
-    port->dcbx_changed = false;
-    port->dcbx.ets_adopted = false;     /* The Queue rows' ETS again. */
-    atomic_store_relaxed(&port->lldp_due, false);
+    atomic_store_relaxed(&port->dcbx.on, false);
+    port->dcbx.changed = false;
+    port->dcbx.state.ets_adopted = false;     /* The Queue rows' ETS again. */
+    atomic_store_relaxed(&port->dcbx.lldp_due, false);
 }
 
 /* pfc_dcbx_stop__() for a port whose PFC is being removed.  Takes
@@ -121,7 +121,7 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first,
     uint64_t now = rte_get_tsc_cycles();
     bool was_on;
 
-    atomic_read_relaxed(&port->dcbx_on, &was_on);
+    atomic_read_relaxed(&port->dcbx.on, &was_on);
     if (!pfc->cfg.dcbx) {
         pfc_dcbx_stop__(port);
         if (was_on) {
@@ -148,34 +148,34 @@ pfc_dcbx_bind(struct netdev_dpdk_pfc *pfc, struct pfc_port *port, bool first,
     memcpy(dp.dscp_admin, pfc->cfg.dscp_to_prio, sizeof dp.dscp_admin);
     pfc_ets_admin_tlv(pfc, &dp.ets_admin);
     if (!was_on) {
-        pfc_dcbx_init(&port->dcbx, &dp, now);
-        port->dcbx_error = NULL;
-    } else if (dp.willing != port->dcbx_params.willing
-               || dp.admin != port->dcbx_params.admin
-               || dp.tx_interval != port->dcbx_params.tx_interval
-               || dp.max_lossless != port->dcbx_params.max_lossless
-               || dp.app_dscp != port->dcbx_params.app_dscp
-               || memcmp(dp.dscp_admin, port->dcbx_params.dscp_admin,
+        pfc_dcbx_init(&port->dcbx.state, &dp, now);
+        port->dcbx.error = NULL;
+    } else if (dp.willing != port->dcbx.params.willing
+               || dp.admin != port->dcbx.params.admin
+               || dp.tx_interval != port->dcbx.params.tx_interval
+               || dp.max_lossless != port->dcbx.params.max_lossless
+               || dp.app_dscp != port->dcbx.params.app_dscp
+               || memcmp(dp.dscp_admin, port->dcbx.params.dscp_admin,
                          sizeof dp.dscp_admin)
-               || memcmp(&dp.ets_admin, &port->dcbx_params.ets_admin,
+               || memcmp(&dp.ets_admin, &port->dcbx.params.ets_admin,
                          sizeof dp.ets_admin)) {
-        pfc_dcbx_reconfigure(&port->dcbx, &dp, port->mac, now);
+        pfc_dcbx_reconfigure(&port->dcbx.state, &dp, port->mac, now);
     } else if (!first) {
         /* The port was reconfigured or its link came up: fast start
          * (IEEE 802.1AB-2016 9.2.7.7.2). */
-        pfc_dcbx_fast_start(&port->dcbx, now);
+        pfc_dcbx_fast_start(&port->dcbx.state, now);
     }
-    port->dcbx_params = dp;
+    port->dcbx.params = dp;
     if (first) {
-        pfc->cfg.enabled = port->dcbx.oper;
-        port->dcbx_changed = false;
-        if (port->dcbx.ets_adopted) {
+        pfc->cfg.enabled = port->dcbx.state.oper;
+        port->dcbx.changed = false;
+        if (port->dcbx.state.ets_adopted) {
             /* No thread uses 'pfc' yet: no tx queue lock needed. */
-            pfc_ets_params_from_tlv(&pfc->ets, &port->dcbx.ets_oper,
-                                    port->max_frame);
+            pfc_ets_params_from_tlv(&pfc->ets, &port->dcbx.state.ets_oper,
+                                    port->hw.max_frame);
         }
     }
-    atomic_store_relaxed(&port->dcbx_on, true);
+    atomic_store_relaxed(&port->dcbx.on, true);
 }
 
 /* Applies the operational vector that DCBX decided on the port named
@@ -228,28 +228,29 @@ pfc_dcbx_ports_run(void)
         uint8_t old, oper;
 
         atomic_read_relaxed(&port->active, &active);
-        atomic_read_relaxed(&port->dcbx_on, &on);
+        atomic_read_relaxed(&port->dcbx.on, &on);
         if (!active || !on) {
             continue;
         }
         rte_spinlock_lock(&port->lock);
-        old = port->dcbx.oper;
-        port->dcbx_changed |= pfc_dcbx_run(&port->dcbx, &port->dcbx_params,
-                                           port->mac, now);
-        oper = port->dcbx.oper;
-        if (pfc_dcbx_tx_due(&port->dcbx, now)) {
-            pfc_lldp_prepare(port, pfc_dcbx_ttl(&port->dcbx_params));
-            pfc_dcbx_tx_done(&port->dcbx, &port->dcbx_params, now,
-                             port->tb.hz);
+        old = port->dcbx.state.oper;
+        port->dcbx.changed |= pfc_dcbx_run(&port->dcbx.state,
+                                           &port->dcbx.params, port->mac,
+                                           now);
+        oper = port->dcbx.state.oper;
+        if (pfc_dcbx_tx_due(&port->dcbx.state, now)) {
+            pfc_lldp_prepare(port, pfc_dcbx_ttl(&port->dcbx.params));
+            pfc_dcbx_tx_done(&port->dcbx.state, &port->dcbx.params, now,
+                             port->rx.tb.hz);
         }
-        apply = port->dcbx_changed;
-        port->dcbx_changed = false;
-        bool ets_changed = port->dcbx.ets_changed;
-        bool ets_adopted = port->dcbx.ets_adopted;
-        bool app_changed = port->dcbx.app_changed;
-        bool app_adopted = port->dcbx.app_adopted;
+        apply = port->dcbx.changed;
+        port->dcbx.changed = false;
+        bool ets_changed = port->dcbx.state.ets_changed;
+        bool ets_adopted = port->dcbx.state.ets_adopted;
+        bool app_changed = port->dcbx.state.app_changed;
+        bool app_adopted = port->dcbx.state.app_adopted;
 
-        port->dcbx.app_changed = false;
+        port->dcbx.state.app_changed = false;
         ovs_strlcpy(name, port->name, sizeof name);
         rte_spinlock_unlock(&port->lock);
 
@@ -286,7 +287,7 @@ pfc_dcbx_ports_wait(void)
         bool active, on;
 
         atomic_read_relaxed(&pfc_ports[id].active, &active);
-        atomic_read_relaxed(&pfc_ports[id].dcbx_on, &on);
+        atomic_read_relaxed(&pfc_ports[id].dcbx.on, &on);
         if (active && on) {
             poll_timer_wait(PFC_DCBX_RUN_MS);
             return;

@@ -55,8 +55,8 @@ static bool pfc_ets_check_due;
 void
 pfc_ets_update(struct netdev_dpdk_pfc *pfc)
 {
-    uint32_t max_frame = (pfc->port && pfc->port->max_frame
-                          ? pfc->port->max_frame
+    uint32_t max_frame = (pfc->port && pfc->port->hw.max_frame
+                          ? pfc->port->hw.max_frame
                           : ETH_PAYLOAD_MAX + ETH_HEADER_LEN
                             + VLAN_HEADER_LEN);
     struct pfc_ets_params p;
@@ -83,7 +83,7 @@ pfc_ets_update(struct netdev_dpdk_pfc *pfc)
     bool dcbx_on = false;
 
     if (port) {
-        atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
+        atomic_read_relaxed(&port->dcbx.on, &dcbx_on);
     }
     if (dcbx_on) {
         struct pfc_ets_tlv admin;
@@ -91,15 +91,16 @@ pfc_ets_update(struct netdev_dpdk_pfc *pfc)
         pfc_ets_admin_tlv(pfc, &admin);
         rte_spinlock_lock(&port->lock);
         if (port->conf == pfc) {
-            if (memcmp(&admin, &port->dcbx_params.ets_admin, sizeof admin)) {
-                port->dcbx_params.ets_admin = admin;
-                port->dcbx_changed |= pfc_dcbx_reconfigure(
-                    &port->dcbx, &port->dcbx_params, port->mac,
+            if (memcmp(&admin, &port->dcbx.params.ets_admin, sizeof admin)) {
+                port->dcbx.params.ets_admin = admin;
+                port->dcbx.changed |= pfc_dcbx_reconfigure(
+                    &port->dcbx.state, &port->dcbx.params, port->mac,
                     rte_get_tsc_cycles());
             }
-            port->dcbx.ets_changed = false;
-            if (port->dcbx.ets_adopted) {
-                pfc_ets_params_from_tlv(&p, &port->dcbx.ets_oper, max_frame);
+            port->dcbx.state.ets_changed = false;
+            if (port->dcbx.state.ets_adopted) {
+                pfc_ets_params_from_tlv(&p, &port->dcbx.state.ets_oper,
+                                        max_frame);
             }
         }
         rte_spinlock_unlock(&port->lock);

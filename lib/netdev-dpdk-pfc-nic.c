@@ -95,9 +95,9 @@ pfc_mac_control_setup(struct pfc_port *port, uint16_t port_id,
         memset(&fc, 0, sizeof fc);
         a->asked = true;
         a->flow_ctrl_get = rte_eth_dev_flow_ctrl_get(port_id, &fc);
-        if (!a->flow_ctrl_get && !port->nic_saved) {
-            port->fc_saved = fc;
-            port->nic_saved = true;
+        if (!a->flow_ctrl_get && !port->hw.nic_saved) {
+            port->hw.fc_saved = fc;
+            port->hw.nic_saved = true;
         }
         if (!a->flow_ctrl_get) {
             fc.mode = RTE_ETH_FC_NONE;
@@ -109,7 +109,7 @@ pfc_mac_control_setup(struct pfc_port *port, uint16_t port_id,
             && rte_eth_allmulticast_get(port_id) != 1) {
             a->allmulticast_asked = true;
             a->allmulticast = rte_eth_allmulticast_enable(port_id);
-            port->allmulti_by_pfc = !a->allmulticast;
+            port->hw.allmulti_by_pfc = !a->allmulticast;
         }
     }
     return pfc_mac_control_decide(driver, trust, quirks, a, reason);
@@ -125,14 +125,14 @@ pfc_nic_restore(struct pfc_port *port)
     uint16_t port_id = port - pfc_ports;
     int fc_err = 0, am_err = 0;
 
-    if (pfc_port_is_vhost(port) || (!port->nic_saved
-                                    && !port->allmulti_by_pfc)) {
+    if (pfc_port_is_vhost(port) || (!port->hw.nic_saved
+                                    && !port->hw.allmulti_by_pfc)) {
         return;
     }
-    if (port->nic_saved) {
-        fc_err = rte_eth_dev_flow_ctrl_set(port_id, &port->fc_saved);
+    if (port->hw.nic_saved) {
+        fc_err = rte_eth_dev_flow_ctrl_set(port_id, &port->hw.fc_saved);
     }
-    if (port->allmulti_by_pfc) {
+    if (port->hw.allmulti_by_pfc) {
         am_err = rte_eth_allmulticast_disable(port_id);
     }
     if (fc_err || am_err) {
@@ -143,8 +143,8 @@ pfc_nic_restore(struct pfc_port *port)
                   am_err ? ovs_strerror(-am_err) : "ok");
     } else {
         VLOG_INFO("%s: PFC: NIC flow control%s restored", port->name,
-                  port->allmulti_by_pfc ? " and all-multicast" : "");
+                  port->hw.allmulti_by_pfc ? " and all-multicast" : "");
     }
-    port->nic_saved = false;
-    port->allmulti_by_pfc = false;
+    port->hw.nic_saved = false;
+    port->hw.allmulti_by_pfc = false;
 }

@@ -39,7 +39,7 @@ netdev_dpdk_pfc_ports_init(void)
     if (ovsthread_once_start(&once)) {
         for (int i = 0; i < PFC_N_PORTS; i++) {
             rte_spinlock_init(&pfc_ports[i].lock);
-            atomic_init(&pfc_ports[i].mcq_queue, -1);
+            atomic_init(&pfc_ports[i].hw.mcq_queue, -1);
         }
         ovsthread_once_done(&once);
     }

@@ -102,43 +102,35 @@ void pfc_rx_classify_guest(const struct pfc_classifier *,
 /* Most held packets handed to the NIC in one rte_eth_tx_burst() call. */
 #define PFC_TX_BURST 32
 
-struct pfc_port {
-    rte_spinlock_t lock;        /* Protects the members marked [L]. */
-
-    /* Written by the main thread under 'lock', read by PMD threads. */
-    atomic_bool active;         /* The port has QoS type pfc: its MAC
-                                 * Control frames are consumed at rx. */
-    struct netdev_dpdk_pfc *conf;   /* [L] Current QoS object, or NULL. */
-    char name[64];              /* [L] Netdev name, for pfc/show. */
-    struct eth_addr mac;        /* [L] Source address of sent PFC frames. */
-    bool dead;                  /* [L] The netdev was destroyed. */
-    char *last_error;           /* [L] Why the last configuration was
-                                 * refused, or NULL. */
-    uint32_t txq_size;          /* [L] Tx descriptors per queue: the ring
-                                 * in use once the port is reconfigured
-                                 * (netdev_dpdk_pfc_txq_size()). */
+/* The NIC (lib/pfc-nic.h): its tx rings, how MAC Control frames reach
+ * this switch (mac-control-queue) and the state PFC restores when it
+ * leaves.  Main thread, under 'lock' where marked [L]; PMD threads read
+ * only the atomics. */
+struct pfc_port_hw {
+    uint32_t txq_size;                  /* [L] Tx descriptors per queue: the
+                                         * ring in use once the port is
+                                         * reconfigured
+                                         * (netdev_dpdk_pfc_txq_size()). */
     struct pfc_ring_limits ring_lim;    /* [L] The driver's tx ring limits,
                                          * descriptors. */
-    bool ring_lim_known;        /* [L] ring_lim was read from the driver. */
-    uint64_t tx_full_held;      /* [L] Packets that the tx ring refused and
-                                 * that were held instead of dropped, by
-                                 * QoS objects destroyed since. */
-    uint32_t max_frame;         /* [L] Largest frame, bytes. */
-    enum pfc_mcq mcq;                   /* [L] Whether MAC Control frames
-                                         * have an rx queue of their own
-                                         * (mac-control-queue); written by
-                                         * the main thread only. */
-    atomic_int mcq_queue;               /* That rx queue, or -1: then a
-                                         * pause ends only once every rx
-                                         * queue was polled after it. */
-    atomic_uint64_t mcq_since;          /* TSC at which the rte_flow rule
-                                         * took effect: a data rx queue not
-                                         * polled since may still hold MAC
-                                         * Control frames. */
+    bool ring_lim_known;                /* [L] ring_lim was read from the
+                                         * driver. */
+    uint32_t max_frame;                 /* [L] Largest frame, bytes. */
+    enum pfc_mcq mcq;                   /* [L] Whether MAC Control frames have
+                                         * an rx queue of their own
+                                         * (mac-control-queue); written by the
+                                         * main thread only. */
+    atomic_int mcq_queue;               /* That rx queue, or -1: then a pause
+                                         * ends only once every rx queue was
+                                         * polled after it. */
+    atomic_uint64_t mcq_since;          /* TSC at which the rte_flow rule took
+                                         * effect: a data rx queue not polled
+                                         * since may still hold MAC Control
+                                         * frames. */
     struct rte_flow *mcq_flow;          /* That rule, or NULL: the only
                                          * rte_flow rule PFC creates on the
-                                         * port, and the only one it
-                                         * destroys.  Main thread only. */
+                                         * port, and the only one it destroys.
+                                         * Main thread only. */
     struct pfc_mac_control_answers nic; /* [L] What the NIC was asked at the
                                          * last bind, and answered. */
     /* The NIC's state before PFC first asked it anything, restored when PFC
@@ -149,49 +141,35 @@ struct pfc_port {
     bool allmulti_by_pfc;               /* PFC turned all-multicast on. */
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
-    char driver[32];            /* [L] DPDK driver name. */
-    atomic_uint64_t tx_lldp_filtered;   /* LLDPDUs of other ports that
-                                         * netdev_dpdk_pfc_filter_tx()
-                                         * kept off a DCBX port. */
-    atomic_uint64_t tx_mac_control_filtered;    /* Frames that the
-                                                 * datapath sent to the
-                                                 * port and that
-                                                 * netdev_dpdk_pfc_filter_tx()
-                                                 * dropped. */
-    atomic_uint64_t held_dropped;   /* Held packets freed outside the
-                                     * transmit call that took them
-                                     * (reconfiguration, tx preparation
-                                     * failure, port deletion), for
-                                     * tx_dropped. */
+    char driver[32];                    /* [L] DPDK driver name. */
+};
 
-    /* Receive side: pause timers (seed 000 4.4). */
+/* Receive side: the pause timers (seed 000 4.4), and the rx queue polls
+ * that the end of a pause waits for (pfc_pause_holds()).  The PMD thread
+ * that reads a PFC frame sets the timers under 'lock' [L] and publishes
+ * them in the atomics, which transmit threads read without a lock. */
+struct pfc_port_rx {
     struct pfc_pause pause;             /* [L] */
     struct pfc_timebase tb;             /* [L] TSC hz and link speed. */
-    bool speed_from_link;               /* [L] tb.link_speed is the link's;
-                                         * if neither this nor the QoS key
+    bool speed_from_link;               /* [L] tb.link_speed is the link's; if
+                                         * neither this nor the QoS key
                                          * link-speed gave it, it is
-                                         * PFC_FALLBACK_LINK_SPEED, until
-                                         * the link comes up
-                                         * (netdev_dpdk_pfc_bind()).
-                                         */
+                                         * PFC_FALLBACK_LINK_SPEED, until the
+                                         * link comes up
+                                         * (netdev_dpdk_pfc_bind()). */
     uint64_t poll_cap;                  /* [L] PFC_POLL_CAP_MS, TSC cycles. */
     uint64_t adopt;                     /* [L] PFC_ADOPT_MS, TSC cycles. */
-    atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC
-                                         * cycles, for lock-free reads. */
+    atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC cycles,
+                                         * for lock-free reads. */
     atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
     atomic_uint64_t pause_gen;          /* Incremented, with release order,
-                                         * after until[] and max_until
-                                         * change (pfc_port_publish()), so
-                                         * that transmit threads can cache
-                                         * what they derive from them. */
-    atomic_uint8_t down;                /* NETDEV_PFC_DOWN_* bits: the port
-                                         * is down, administratively or its
-                                         * link, and PFC holds nothing for
-                                         * it (netdev_dpdk_pfc_port_down()).
-                                         * Kept across QoS objects. */
-    atomic_uint64_t pause_read;         /* TSC at which the PFC frame that
-                                         * last changed until[] was read:
-                                         * for the USDT probe "paused". */
+                                         * after until[] and max_until change
+                                         * (pfc_port_publish()), so that
+                                         * transmit threads can cache what they
+                                         * derive from them. */
+    atomic_uint64_t pause_read;         /* TSC at which the PFC frame that last
+                                         * changed until[] was read: for the
+                                         * USDT probe "paused". */
     atomic_uint32_t n_rxq;              /* Rx queues of the port. */
     atomic_uint64_t rxq_polled[RTE_MAX_QUEUES_PER_PORT];
                                         /* Per rx queue: TSC at the start of
@@ -208,96 +186,97 @@ struct pfc_port {
                                          * only the thread that polls the
                                          * queue uses it). */
     atomic_uint32_t rxq_desc;           /* Descriptors per rx queue. */
-    atomic_uint64_t late_bound;         /* A pause that ends later than
-                                         * this after its expiry, TSC
-                                         * cycles, is late: twice the time
-                                         * the link fills an rx ring, plus
-                                         * PFC_LATE_SLACK_US. */
-    atomic_uint64_t late_ends[PFC_N_PRIOS];     /* Late pause ends. */
-    atomic_uint64_t late_counted[PFC_N_PRIOS];  /* until[] of the last one
-                                                 * counted. */
+    atomic_uint64_t late_bound;         /* A pause that ends later than this
+                                         * after its expiry, TSC cycles, is
+                                         * late: twice the time the link fills
+                                         * an rx ring, plus PFC_LATE_SLACK_US.
+                                         * */
+    atomic_uint64_t late_ends[PFC_N_PRIOS]; /* Late pause ends. */
+    atomic_uint64_t late_counted[PFC_N_PRIOS]; /* until[] of the last one
+                                                * counted. */
+};
 
-    /* Transmit side: the occupancy of the port's priority groups
-     * (lib/netdev-dpdk-pfc-buffer.c), and the XOFF state towards the link
-     * partner. */
-    atomic_uint64_t occ_bytes[PFC_N_PRIOS];     /* Bytes held. */
-    atomic_uint64_t pg_cells[PFC_N_PRIOS];      /* Cells held: shared in
-                                                 * bits 0..31, headroom in
-                                                 * bits 32..63. */
-    atomic_uint64_t hdrm_drops[PFC_N_PRIOS];    /* Lossless packets dropped
-                                                 * because the group's
-                                                 * headroom was full. */
-    atomic_uint64_t buf_pub;            /* Thresholds of the groups
-                                         * (pfc_buf_pub_pack()), 0 while
-                                         * the port has no PFC. */
-    atomic_uint64_t xoff_bytes_pub;     /* Static XOFF, bytes, or
-                                         * UINT64_MAX. */
-    atomic_uint64_t buf_mbufs;          /* What the port may hold of its
+/* The priority groups of the port as an ingress (lib/pfc-buffer.h): what
+ * its packets occupy wherever they are held, their thresholds, and the
+ * XOFF state towards the link partner.  The occupancy is atomics, charged
+ * and released by whichever transmit thread holds each packet; the XOFF
+ * state is under 'lock' [L], run by the thread that flushes the port. */
+struct pfc_port_buf {
+    atomic_uint64_t occ_bytes[PFC_N_PRIOS]; /* Bytes held. */
+    atomic_uint64_t pg_cells[PFC_N_PRIOS]; /* Cells held: shared in bits 0..31,
+                                            * headroom in bits 32..63. */
+    atomic_uint64_t hdrm_drops[PFC_N_PRIOS]; /* Lossless packets dropped
+                                              * because the group's headroom
+                                              * was full. */
+    atomic_uint64_t pub;                /* Thresholds of the groups
+                                         * (pfc_buf_pub_pack()), 0 while the
+                                         * port has no PFC. */
+    atomic_uint64_t xoff_bytes_pub;     /* Static XOFF, bytes, or UINT64_MAX.
+                                         * */
+    atomic_uint64_t mbufs;              /* What the port may hold of its
                                          * mempool, cells. */
-    atomic_uint64_t buf_reserved;       /* Headroom it reserves, cells:
-                                         * per lossless group, times the
-                                         * lossless priorities. */
-    atomic_uint64_t xoff_crossed[PFC_N_PRIOS];  /* TSC at which a group last
-                                                 * went over, for the USDT
-                                                 * probe "tx_frame" (only
-                                                 * with HAVE_USDT_PROBES). */
+    atomic_uint64_t reserved;           /* Headroom it reserves, cells: per
+                                         * lossless group, times the lossless
+                                         * priorities. */
+    atomic_uint64_t xoff_crossed[PFC_N_PRIOS]; /* TSC at which a group last
+                                                * went over, for the USDT probe
+                                                * "tx_frame" (only with
+                                                * HAVE_USDT_PROBES). */
     struct pfc_xoff xoff;               /* [L] */
+};
 
-    struct pfc_counters counters;       /* [L] */
-
-    /* PFC watchdog (lib/pfc-wd.h): storms of PFC frames received on this
-     * port.  Checked at most every PFC_WD_CHECK_MS by a thread that flushes
-     * the port (pfc_wd_check()). */
-    struct pfc_wd wd;                   /* [L] */
-    struct pfc_wd_params wd_params;     /* [L] From the QoS in force. */
-    atomic_uint64_t wd_next_check;      /* TSC of the next check. */
-    atomic_uint8_t wd_ignored;          /* pfc_wd_ignored() and */
-    atomic_uint8_t wd_dropped;          /* pfc_wd_dropped(), published for
+/* PFC watchdog (lib/pfc-wd.h): storms of PFC frames received on this
+ * port.  Checked under 'lock' [L] at most every PFC_WD_CHECK_MS by a
+ * thread that flushes the port (pfc_wd_check()); the verdicts are
+ * published in atomics for the receive and transmit paths. */
+struct pfc_port_wd {
+    struct pfc_wd state;                /* [L] */
+    struct pfc_wd_params params;        /* [L] From the QoS in force. */
+    atomic_uint64_t next_check;         /* TSC of the next check. */
+    atomic_uint8_t ignored;             /* pfc_wd_ignored() and */
+    atomic_uint8_t dropped;             /* pfc_wd_dropped(), published for
                                          * lock-free reads; a change bumps
                                          * pause_gen. */
-    atomic_uint8_t wd_stormed;          /* wd.stormed, published: while
-                                         * nonzero the port is flushed, and
-                                         * so checked, every iteration. */
-    OVSRCU_TYPE(const struct pfc_classifier *) cls; /* The ingress rule in
-                                         * force (trust, default-priority,
-                                         * dscp-map): a copy of conf->cls,
-                                         * with DCBX's operational DSCP map
-                                         * if it adopted the partner's;
-                                         * replaced under 'lock' and freed
-                                         * by RCU (pfc_cls_publish()). */
-    atomic_uint64_t wd_tx_dropped[PFC_N_PRIOS];   /* Packets of a stormed
-                                                   * priority dropped at
-                                                   * this egress (drop). */
-    atomic_uint64_t wd_tx_forwarded[PFC_N_PRIOS]; /* Sent during a storm
-                                                   * (forward). */
-    atomic_uint64_t wd_rx_dropped[PFC_N_PRIOS];   /* Received on this port
-                                                   * during its storm and
-                                                   * dropped (drop). */
+    atomic_uint8_t stormed;             /* wd.stormed, published: while nonzero
+                                         * the port is flushed, and so checked,
+                                         * every iteration. */
+    atomic_uint64_t tx_dropped[PFC_N_PRIOS]; /* Packets of a stormed priority
+                                              * dropped at this egress (drop).
+                                              * */
+    atomic_uint64_t tx_forwarded[PFC_N_PRIOS]; /* Sent during a storm
+                                                * (forward). */
+    atomic_uint64_t rx_dropped[PFC_N_PRIOS]; /* Received on this port during
+                                              * its storm and dropped (drop).
+                                              * */
+};
 
-    /* DCBX (lib/pfc-dcbx.h), on ethernet ports with dcbx=ieee.  A PMD
-     * thread parses received LLDPDUs under 'lock'; the main thread ages the
-     * partner, builds the LLDPDUs to send, and applies a new operational
-     * vector (netdev_dpdk_pfc_run()); a PMD thread that flushes the port
-     * sends them (pfc_tx_lldp()). */
-    atomic_bool dcbx_on;                /* LLDPDUs to 01-80-C2-00-00-0E are
+/* DCBX (lib/pfc-dcbx.h), on ethernet ports with dcbx=ieee.  A PMD thread
+ * parses received LLDPDUs under 'lock' [L]; the main thread ages the
+ * partner, builds the LLDPDUs to send, and applies a new operational
+ * vector (netdev_dpdk_pfc_run()); a PMD thread that flushes the port
+ * sends them (pfc_tx_lldp()). */
+struct pfc_port_dcbx {
+    atomic_bool on;                     /* LLDPDUs to 01-80-C2-00-00-0E are
                                          * consumed at rx. */
-    struct pfc_dcbx dcbx;               /* [L] */
-    struct pfc_dcbx_params dcbx_params; /* [L] */
-    bool dcbx_changed;                  /* [L] dcbx.oper changed since the
-                                         * QoS object in force took it. */
-    const char *dcbx_error;             /* [L] Why the last malformed
-                                         * LLDPDU was ignored, or NULL. */
-    uint8_t lldp_frame[PFC_LLDP_FRAME_MAX];     /* [L] The next LLDPDU, */
-    uint16_t lldp_len;                          /* [L] octets. */
-    atomic_bool lldp_due;               /* Send lldp_frame at the next
-                                         * flush. */
+    struct pfc_dcbx state;              /* [L] */
+    struct pfc_dcbx_params params;      /* [L] */
+    bool changed;                       /* [L] dcbx.oper changed since the QoS
+                                         * object in force took it. */
+    const char *error;                  /* [L] Why the last malformed LLDPDU
+                                         * was ignored, or NULL. */
+    uint8_t lldp_frame[PFC_LLDP_FRAME_MAX]; /* [L] The next LLDPDU, */
+    uint16_t lldp_len;                  /* [L] octets. */
+    atomic_bool lldp_due;               /* Send lldp_frame at the next flush.
+                                         * */
+};
 
-    /* vhost-user ports only (lib/pfc-buffer.h,
-     * pfc_backpressure_next()). */
-    atomic_bool guest;                  /* The last transmit call named a
-                                         * guest (for pfc/show only: each
-                                         * call passes its own device
-                                         * id). */
+/* vhost-user ports only: backpressure instead of PFC frames
+ * (lib/pfc-buffer.h, pfc_backpressure_next()).  Set by transmit threads
+ * under 'lock' [L], published in atomics for the receive path. */
+struct pfc_port_vhost {
+    atomic_bool guest;                  /* The last transmit call named a guest
+                                         * (for pfc/show only: each call passes
+                                         * its own device id). */
     atomic_uint8_t bp_stopped;          /* Priorities that stop the guest's
                                          * transmit (this switch does not
                                          * dequeue its virtqueues). */
@@ -305,17 +284,91 @@ struct pfc_port {
     uint64_t bp_stops;                  /* [L] Running -> stopped. */
     uint64_t bp_cycles;                 /* [L] TSC cycles stopped, up to the
                                          * last resume. */
-    uint64_t bp_stops_prio[PFC_N_PRIOS]; /* [L] Stops that priority n
-                                          * started or joined. */
+    uint64_t bp_stops_prio[PFC_N_PRIOS]; /* [L] Stops that priority n started
+                                          * or joined. */
+};
 
-    /* ETS (lib/pfc-ets.h): what the scheduler sent from a backlog, per
-     * traffic class, over the life of the process.  Added to once per
-     * burst by the transmit thread that sent it. */
-    atomic_uint64_t ets_pkts[PFC_N_PRIOS];
-    atomic_uint64_t ets_bytes[PFC_N_PRIOS];
-    uint64_t ets_shown[PFC_N_PRIOS];    /* ets_bytes at the last pfc/show,
-                                         * main thread. */
-    long long int ets_shown_ms;         /* time_msec() of it. */
+/* ETS (lib/pfc-ets.h): what the scheduler sent from a backlog, per
+ * traffic class, over the life of the process.  Added to once per burst by
+ * the transmit thread that sent it; pfc/show's marks are the main
+ * thread's. */
+struct pfc_port_ets {
+    atomic_uint64_t pkts[PFC_N_PRIOS];
+    atomic_uint64_t bytes[PFC_N_PRIOS];
+    uint64_t shown[PFC_N_PRIOS];        /* 'bytes' at the last pfc/show, main
+                                         * thread. */
+    long long int shown_ms;             /* time_msec() of it. */
+};
+
+/* The state of PFC on one DPDK port (pfc_ports[], by port id), kept across
+ * its QoS objects.  Its members are grouped by concern, each group with its
+ * threads: the NIC ('hw'), the receive side and its pause timers ('rx'),
+ * the port's priority groups and XOFF state ('buf'), the watchdog ('wd'),
+ * DCBX ('dcbx'), vhost-user backpressure ('vhost') and the ETS figures
+ * ('ets').  One spinlock, 'lock', protects every member marked [L], in
+ * whichever group: the PFC frame that a PMD thread reads, the XOFF it
+ * sends, the watchdog's verdict and DCBX's negotiation change together
+ * (a pause ends an XOFF refresh, a storm ignores a pause, an adopted
+ * vector changes both), and no thread takes it for more than a bounded
+ * update: never across a driver call, an allocation or a log.  Members not
+ * marked [L] are atomics, read without a lock, or written by one thread
+ * only, as noted. */
+struct pfc_port {
+    rte_spinlock_t lock;                /* Protects the members marked [L]. */
+
+    /* Written by the main thread under 'lock', read by PMD threads. */
+    atomic_bool active;                 /* The port has QoS type pfc: its MAC
+                                         * Control frames are consumed at rx.
+                                         * */
+    struct netdev_dpdk_pfc *conf;       /* [L] Current QoS object, or NULL. */
+    char name[64];                      /* [L] Netdev name, for pfc/show. */
+    struct eth_addr mac;                /* [L] Source address of sent PFC
+                                         * frames. */
+    bool dead;                          /* [L] The netdev was destroyed. */
+    char *last_error;                   /* [L] Why the last configuration was
+                                         * refused, or NULL. */
+    uint64_t tx_full_held;              /* [L] Packets that the tx ring refused
+                                         * and that were held instead of
+                                         * dropped, by QoS objects destroyed
+                                         * since. */
+    atomic_uint64_t tx_lldp_filtered;   /* LLDPDUs of other ports that
+                                         * netdev_dpdk_pfc_filter_tx() kept off
+                                         * a DCBX port. */
+    atomic_uint64_t tx_mac_control_filtered; /* Frames that the datapath sent
+                                              * to the port and that
+                                              * netdev_dpdk_pfc_filter_tx()
+                                              * dropped. */
+    atomic_uint64_t held_dropped;       /* Held packets freed outside the
+                                         * transmit call that took them
+                                         * (reconfiguration, tx preparation
+                                         * failure, port deletion), for
+                                         * tx_dropped. */
+    atomic_uint8_t down;                /* NETDEV_PFC_DOWN_* bits: the port is
+                                         * down, administratively or its link,
+                                         * and PFC holds nothing for it
+                                         * (netdev_dpdk_pfc_port_down()). Kept
+                                         * across QoS objects. */
+
+    struct pfc_counters counters;       /* [L] */
+    OVSRCU_TYPE(const struct pfc_classifier *) cls; /* The ingress rule in
+                                                     * force (trust,
+                                                     * default-priority,
+                                                     * dscp-map): a copy of
+                                                     * conf->cls, with DCBX's
+                                                     * operational DSCP map if
+                                                     * it adopted the
+                                                     * partner's; replaced
+                                                     * under 'lock' and freed
+                                                     * by RCU
+                                                     * (pfc_cls_publish()). */
+
+    struct pfc_port_hw hw;
+    struct pfc_port_rx rx;
+    struct pfc_port_buf buf;
+    struct pfc_port_wd wd;
+    struct pfc_port_dcbx dcbx;
+    struct pfc_port_vhost vhost;
+    struct pfc_port_ets ets;
 };
 
 /* lib/netdev-dpdk-pfc-rx.c. */
@@ -345,12 +398,12 @@ struct pfc_txq {
                                      * one bit per class. */
 
     /* pfc_blocked() caches its answer: 'blocked' holds while
-     * port->pause_gen equals 'blocked_gen' and the TSC is below
+     * port->rx.pause_gen equals 'blocked_gen' and the TSC is below
      * 'blocked_until' (0 forces a new evaluation). */
     uint8_t blocked;                /* Traffic classes, one bit each. */
-    uint64_t blocked_gen;           /* port->pause_gen. */
+    uint64_t blocked_gen;           /* port->rx.pause_gen. */
     uint64_t blocked_until;         /* TSC cycles. */
-    uint8_t wd_ignored;             /* port->wd_ignored and wd_dropped, */
+    uint8_t wd_ignored;             /* port->wd.ignored and .dropped, */
     uint8_t wd_dropped;             /* cached with 'blocked'. */
 
     atomic_uint64_t serviced;       /* TSC of the last time a thread serviced
@@ -511,17 +564,19 @@ pfc_rx_polled(struct pfc_port *port)
     uint64_t since = UINT64_MAX;
     int mcq_queue;
 
-    atomic_read_explicit(&port->mcq_queue, &mcq_queue, memory_order_acquire);
+    atomic_read_explicit(&port->hw.mcq_queue, &mcq_queue,
+                         memory_order_acquire);
     if (mcq_queue >= 0) {
         /* MAC Control frames reach that rx queue alone, and the others only
          * until their first poll after the rule took effect. */
-        atomic_read_relaxed(&port->mcq_since, &since);
+        atomic_read_relaxed(&port->hw.mcq_since, &since);
     }
-    atomic_read_relaxed(&port->n_rxq, &n_rxq);
+    atomic_read_relaxed(&port->rx.n_rxq, &n_rxq);
     for (uint32_t i = 0; i < n_rxq; i++) {
         uint64_t p;
 
-        atomic_read_explicit(&port->rxq_polled[i], &p, memory_order_acquire);
+        atomic_read_explicit(&port->rx.rxq_polled[i], &p,
+                             memory_order_acquire);
         if (i == mcq_queue || p < since) {
             polled = MIN(polled, p);
         }
@@ -536,8 +591,8 @@ pfc_port_pg(struct pfc_port *port, int prio, struct pfc_buf_pg *g)
 {
     uint64_t cells;
 
-    atomic_read_relaxed(&port->pg_cells[prio], &cells);
-    atomic_read_relaxed(&port->occ_bytes[prio], &g->bytes);
+    atomic_read_relaxed(&port->buf.pg_cells[prio], &cells);
+    atomic_read_relaxed(&port->buf.occ_bytes[prio], &g->bytes);
     g->shared = cells;
     g->headroom = cells >> 32;
 }
@@ -648,15 +703,15 @@ pfc_count(atomic_uint64_t *counter, uint64_t n)
     atomic_store_relaxed(counter, v + n);
 }
 
-/* Tells transmit threads that port->until[] changed (port->pause_gen).  The
+/* Tells transmit threads that port->rx.until[] changed (pause_gen).  The
  * caller holds port->lock. */
 static inline void
 pfc_port_bump_gen(struct pfc_port *port)
 {
     uint64_t gen;
 
-    atomic_read_relaxed(&port->pause_gen, &gen);
-    atomic_store_explicit(&port->pause_gen, gen + 1, memory_order_release);
+    atomic_read_relaxed(&port->rx.pause_gen, &gen);
+    atomic_store_explicit(&port->rx.pause_gen, gen + 1, memory_order_release);
 }
 
 /* Adds 'h' to (sign > 0) or takes it off (sign < 0) the held counts of 't'.

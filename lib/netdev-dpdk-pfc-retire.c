@@ -155,7 +155,7 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
     pfc_txqs_lock(pfc);
     pfc->retiring = true;
     pfc->xparams.enabled = 0;
-    owes = pfc->port && pfc->port->xoff.asserted;
+    owes = pfc->port && pfc->port->buf.xoff.asserted;
     for (int i = 0; i < pfc->n_txq; i++) {
         owes = owes || pfc->txq[i].n_held;
     }
@@ -233,7 +233,7 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
         return pfc->retired;
     }
     atomic_read_relaxed(&pfc->holding, &holding);
-    asserted = port && !pfc_port_is_vhost(port) && port->xoff.asserted;
+    asserted = port && !pfc_port_is_vhost(port) && port->buf.xoff.asserted;
     late = time_msec() >= pfc->retire_deadline;
     if ((holding || asserted) && !late) {
         return false;
@@ -246,7 +246,7 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
             pfc_txq_free_held(pfc, &pfc->txq[i]);
         }
     }
-    asserted = port && !pfc_port_is_vhost(port) && port->xoff.asserted;
+    asserted = port && !pfc_port_is_vhost(port) && port->buf.xoff.asserted;
     pfc->retired = true;
     pfc->next = NULL;
     pfc_txqs_unlock(pfc);
@@ -272,9 +272,9 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
 static uint64_t
 pfc_ring_drain_ns(const struct pfc_port *port)
 {
-    uint64_t bits = ((uint64_t) MAX(port->txq_size, 1)
-                     * ((uint64_t) port->max_frame + 20) * 8);
-    uint64_t speed = MAX(port->tb.link_speed, 1);
+    uint64_t bits = ((uint64_t) MAX(port->hw.txq_size, 1)
+                     * ((uint64_t) port->hw.max_frame + 20) * 8);
+    uint64_t speed = MAX(port->rx.tb.link_speed, 1);
 
     return MIN(bits * 1000000000 / speed, PFC_RING_DRAIN_MAX_NS);
 }
@@ -298,7 +298,7 @@ pfc_finish_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     none.enabled = 0;
     memset(zero, 0, sizeof zero);
     rte_spinlock_lock(&port->lock);
-    due = pfc_xoff_run(&port->xoff, &none, zero, 0, 0, &frame);
+    due = pfc_xoff_run(&port->buf.xoff, &none, zero, 0, 0, &frame);
     rte_spinlock_unlock(&port->lock);
     m = due && mp ? rte_pktmbuf_alloc(mp) : NULL;
     *no_mbuf = due && !m;
@@ -409,8 +409,8 @@ netdev_dpdk_pfc_finish(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     }
     if (closing && pfc_port_is_vhost(port)) {
         /* The slot may serve another vhost-user port from now on. */
-        atomic_store_relaxed(&port->guest, false);
-        atomic_store_relaxed(&port->bp_stopped, 0);
+        atomic_store_relaxed(&port->vhost.guest, false);
+        atomic_store_relaxed(&port->vhost.bp_stopped, 0);
         rte_spinlock_lock(&port->lock);
         port->dead = true;
         rte_spinlock_unlock(&port->lock);

@@ -193,19 +193,20 @@ pfc_rx_lldp(struct pfc_port *port, const struct rte_mbuf *m)
 
     memcpy(src.ea, data + ETH_ADDR_LEN, ETH_ADDR_LEN);
     rte_spinlock_lock(&port->lock);
-    old_oper = port->dcbx.oper;
-    old_mm = port->dcbx.mismatch;
-    old_second = port->dcbx.second;
-    changed = pfc_dcbx_rx(&port->dcbx, &port->dcbx_params, port->mac, src,
+    old_oper = port->dcbx.state.oper;
+    old_mm = port->dcbx.state.mismatch;
+    old_second = port->dcbx.state.second;
+    changed = pfc_dcbx_rx(&port->dcbx.state, &port->dcbx.params, port->mac,
+                          src,
                           data + ETH_HEADER_LEN, len - ETH_HEADER_LEN,
-                          rte_get_tsc_cycles(), port->tb.hz, &why);
+                          rte_get_tsc_cycles(), port->rx.tb.hz, &why);
     if (why) {
-        port->dcbx_error = why;
+        port->dcbx.error = why;
     }
-    port->dcbx_changed |= changed;
-    oper = port->dcbx.oper;
-    mm = port->dcbx.mismatch;
-    second = port->dcbx.second;
+    port->dcbx.changed |= changed;
+    oper = port->dcbx.state.oper;
+    mm = port->dcbx.state.mismatch;
+    second = port->dcbx.state.second;
     ovs_strlcpy(name, port->name, sizeof name);
     rte_spinlock_unlock(&port->lock);
 
@@ -243,10 +244,10 @@ pfc_port_publish(struct pfc_port *port, uint64_t now)
     (void) now;
 #endif
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        atomic_store_relaxed(&port->until[n], port->pause.until[n]);
-        max = MAX(max, port->pause.until[n]);
+        atomic_store_relaxed(&port->rx.until[n], port->rx.pause.until[n]);
+        max = MAX(max, port->rx.pause.until[n]);
     }
-    atomic_store_relaxed(&port->max_until, max);
+    atomic_store_relaxed(&port->rx.max_until, max);
     pfc_port_bump_gen(port);
 }
 
@@ -264,9 +265,9 @@ pfc_rx_frame(struct pfc_port *port, enum pfc_rx_kind kind,
     case PFC_RX_PFC:
         /* Only priorities in pfc-enable honour the frame. */
         enabled = port->conf ? port->conf->cfg.enabled : 0;
-        started = pfc_receive(&port->pause, &port->counters, frame, enabled,
-                              &port->tb, now, earliest);
-        pfc_wd_frame(&port->wd, frame, enabled, started, now);
+        started = pfc_receive(&port->rx.pause, &port->counters, frame, enabled,
+                              &port->rx.tb, now, earliest);
+        pfc_wd_frame(&port->wd.state, frame, enabled, started, now);
         pfc_port_publish(port, now);
         break;
     case PFC_RX_PAUSE:
@@ -322,8 +323,8 @@ netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid)
         return 0;
     }
     netdev_pmd_stay_awake();
-    atomic_read_relaxed(&port->max_until, &max);
-    atomic_read_relaxed(&port->rxq_polled[qid], &polled);
+    atomic_read_relaxed(&port->rx.max_until, &max);
+    atomic_read_relaxed(&port->rx.rxq_polled[qid], &polled);
     if (polled < max) {
         uint64_t start = rte_get_tsc_cycles();
 
@@ -350,7 +351,7 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
     if (!((dropped >> prio) & 1)) {
         return false;
     }
-    atomic_add_relaxed(&port->wd_rx_dropped[prio], 1, &orig);
+    atomic_add_relaxed(&port->wd.rx_dropped[prio], 1, &orig);
     rte_pktmbuf_free(m);
     return true;
 }
@@ -443,7 +444,7 @@ pfc_rx_consume(struct pfc_port *port, int qid, const struct pfc_classifier *c,
             pkts[kept++] = m;
         } else {
             if (!earliest) {
-                atomic_read_relaxed(&port->rxq_polled[qid], &earliest);
+                atomic_read_relaxed(&port->rx.rxq_polled[qid], &earliest);
                 earliest = earliest ? earliest : 1;
             }
             pfc_rx_frame(port, kind, &frame, rte_get_tsc_cycles(),
@@ -489,8 +490,8 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
                                                 &port->cls);
 
     c = c ? c : &pfc_cls_pcp;
-    atomic_read_relaxed(&port->wd_dropped, &wd_dropped);
-    atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
+    atomic_read_relaxed(&port->wd.dropped, &wd_dropped);
+    atomic_read_relaxed(&port->dcbx.on, &dcbx_on);
     if (OVS_LIKELY(!wd_dropped && pfc_mark_offset >= 0)) {
         const int off = pfc_mark_offset, def = c->default_prio;
         const uint8_t *map = c->dscp_default ? NULL : c->dscp_to_prio;
@@ -511,12 +512,12 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
         uint32_t ring;
         uint64_t stamp;
 
-        atomic_read_relaxed(&port->rxq_desc, &ring);
-        stamp = pfc_rxq_drain_poll(&port->rxq_drain[qid], start, cnt,
+        atomic_read_relaxed(&port->rx.rxq_desc, &ring);
+        stamp = pfc_rxq_drain_poll(&port->rx.rxq_drain[qid], start, cnt,
                                    cnt < PFC_RX_BURST, ring);
         if (stamp) {
             /* After the frames of this poll took effect. */
-            atomic_store_explicit(&port->rxq_polled[qid], stamp,
+            atomic_store_explicit(&port->rx.rxq_polled[qid], stamp,
                                   memory_order_release);
         }
     }
@@ -581,8 +582,8 @@ pfc_cls_publish(struct pfc_port *port)
     }
     base = port->conf->cls;
     dcbx = port->conf->cfg.dcbx;
-    adopted = port->dcbx.app_adopted;
-    memcpy(map, port->dcbx.dscp_oper, sizeof map);
+    adopted = port->dcbx.state.app_adopted;
+    memcpy(map, port->dcbx.state.dscp_oper, sizeof map);
     rte_spinlock_unlock(&port->lock);
 
     pfc_cls_in_force(&base, dcbx, adopted, map, &c);

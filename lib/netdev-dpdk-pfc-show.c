@@ -75,10 +75,10 @@ add_wd_stats(struct netdev_custom_stats *stats, size_t *n,
     snprintf(name, sizeof name, "pfc_wd_storms_restored_p%d", p);
     add_stat(stats, n, name, restored);
     snprintf(name, sizeof name, "pfc_wd_tx_dropped_p%d", p);
-    atomic_read_relaxed(&port->wd_tx_dropped[p], &v);
+    atomic_read_relaxed(&port->wd.tx_dropped[p], &v);
     add_stat(stats, n, name, v);
     snprintf(name, sizeof name, "pfc_wd_tx_forwarded_p%d", p);
-    atomic_read_relaxed(&port->wd_tx_forwarded[p], &v);
+    atomic_read_relaxed(&port->wd.tx_forwarded[p], &v);
     add_stat(stats, n, name, v);
 }
 
@@ -95,10 +95,10 @@ add_ets_stats(struct netdev_custom_stats *stats, size_t *n,
         uint64_t v;
 
         snprintf(name, sizeof name, "pfc_ets_tx_packets_tc%d", tc);
-        atomic_read_relaxed(&port->ets_pkts[tc], &v);
+        atomic_read_relaxed(&port->ets.pkts[tc], &v);
         add_stat(stats, n, name, v);
         snprintf(name, sizeof name, "pfc_ets_tx_bytes_tc%d", tc);
-        atomic_read_relaxed(&port->ets_bytes[tc], &v);
+        atomic_read_relaxed(&port->ets.bytes[tc], &v);
         add_stat(stats, n, name, v);
     }
 }
@@ -138,10 +138,10 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     if (port->conf) {
         pfc_add_live_drops(port->conf, &c);
     }
-    memcpy(detected, port->wd.storms_detected, sizeof detected);
-    memcpy(restored, port->wd.storms_restored, sizeof restored);
-    atomic_read_relaxed(&port->dcbx_on, &dcbx_on);
-    dcbx = port->dcbx;
+    memcpy(detected, port->wd.state.storms_detected, sizeof detected);
+    memcpy(restored, port->wd.state.storms_restored, sizeof restored);
+    atomic_read_relaxed(&port->dcbx.on, &dcbx_on);
+    dcbx = port->dcbx.state;
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
@@ -165,15 +165,15 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
         uint64_t v;
 
         snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
-        atomic_read_relaxed(&port->hdrm_drops[p], &v);
+        atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
         add_stat(stats, &n, name, v);
         snprintf(name, sizeof name, "pfc_pause_late_ends_p%d", p);
-        atomic_read_relaxed(&port->late_ends[p], &v);
+        atomic_read_relaxed(&port->rx.late_ends[p], &v);
         add_stat(stats, &n, name, v);
 
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
         snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
-        atomic_read_relaxed(&port->wd_rx_dropped[p], &v);
+        atomic_read_relaxed(&port->wd.rx_dropped[p], &v);
         add_stat(stats, &n, name, v);
     }
     add_ets_stats(stats, &n, port);
@@ -207,8 +207,8 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
 static uint64_t
 pfc_bp_cycles(const struct pfc_port *port, uint8_t stopped, uint64_t now)
 {
-    return port->bp_cycles + (stopped && now > port->bp_since
-                              ? now - port->bp_since : 0);
+    return port->vhost.bp_cycles + (stopped && now > port->vhost.bp_since
+                                    ? now - port->vhost.bp_since : 0);
 }
 
 /* Appends the PFC counters of vhost-user port 'pfc' to 'stats':
@@ -237,13 +237,13 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
     if (port->conf) {
         pfc_add_live_drops(port->conf, &c);
     }
-    atomic_read_relaxed(&port->bp_stopped, &stopped);
-    memcpy(stops_prio, port->bp_stops_prio, sizeof stops_prio);
-    memcpy(detected, port->wd.storms_detected, sizeof detected);
-    memcpy(restored, port->wd.storms_restored, sizeof restored);
-    stops = port->bp_stops;
+    atomic_read_relaxed(&port->vhost.bp_stopped, &stopped);
+    memcpy(stops_prio, port->vhost.bp_stops_prio, sizeof stops_prio);
+    memcpy(detected, port->wd.state.storms_detected, sizeof detected);
+    memcpy(restored, port->wd.state.storms_restored, sizeof restored);
+    stops = port->vhost.bp_stops;
     cycles = pfc_bp_cycles(port, stopped, rte_get_tsc_cycles());
-    hz = port->tb.hz;
+    hz = port->rx.tb.hz;
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
@@ -261,7 +261,7 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
         uint64_t v;
 
         snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
-        atomic_read_relaxed(&port->hdrm_drops[p], &v);
+        atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
         add_stat(stats, &n, name, v);
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
@@ -346,18 +346,18 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
         snap->tx_full += v;
     }
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        atomic_read_relaxed(&port->occ_bytes[n], &snap->occ_bytes[n]);
+        atomic_read_relaxed(&port->buf.occ_bytes[n], &snap->occ_bytes[n]);
         struct pfc_buf_pg g;
 
         pfc_port_pg(port, n, &g);
         snap->occ_pkts[n] = (uint64_t) g.shared + g.headroom;
         snap->occ_hdrm[n] = g.headroom;
-        atomic_read_relaxed(&port->hdrm_drops[n], &snap->hdrm_drops[n]);
-        atomic_read_relaxed(&port->wd_tx_dropped[n],
+        atomic_read_relaxed(&port->buf.hdrm_drops[n], &snap->hdrm_drops[n]);
+        atomic_read_relaxed(&port->wd.tx_dropped[n],
                             &snap->wd_tx_dropped[n]);
-        atomic_read_relaxed(&port->wd_tx_forwarded[n],
+        atomic_read_relaxed(&port->wd.tx_forwarded[n],
                             &snap->wd_tx_forwarded[n]);
-        atomic_read_relaxed(&port->wd_rx_dropped[n],
+        atomic_read_relaxed(&port->wd.rx_dropped[n],
                             &snap->wd_rx_dropped[n]);
     }
     snap->n_txq = pfc->n_txq;
@@ -366,16 +366,16 @@ pfc_show_snapshot(struct pfc_show_snap *snap, struct pfc_port *port)
                 sizeof snap->ets_error);
     snap->max_rate = pfc->sparams.rate;
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        atomic_read_relaxed(&port->ets_pkts[tc], &snap->ets_pkts[tc]);
-        atomic_read_relaxed(&port->ets_bytes[tc], &snap->ets_bytes[tc]);
+        atomic_read_relaxed(&port->ets.pkts[tc], &snap->ets_pkts[tc]);
+        atomic_read_relaxed(&port->ets.bytes[tc], &snap->ets_bytes[tc]);
     }
     /* Main thread only: the interval of the "share" column. */
-    memcpy(snap->ets_prev, port->ets_shown, sizeof snap->ets_prev);
-    snap->ets_prev_ms = port->ets_shown_ms;
-    memcpy(port->ets_shown, snap->ets_bytes, sizeof port->ets_shown);
-    port->ets_shown_ms = time_msec();
+    memcpy(snap->ets_prev, port->ets.shown, sizeof snap->ets_prev);
+    snap->ets_prev_ms = port->ets.shown_ms;
+    memcpy(port->ets.shown, snap->ets_bytes, sizeof port->ets.shown);
+    port->ets.shown_ms = time_msec();
     snap->pool_free = pfc_pool_free();
-    atomic_read_relaxed(&port->n_rxq, &snap->n_rxq);
+    atomic_read_relaxed(&port->rx.n_rxq, &snap->n_rxq);
     snap->now = rte_get_tsc_cycles();
 }
 
@@ -472,7 +472,7 @@ pfc_show_buffer_config(struct ds *ds, const struct pfc_show_snap *snap,
         ds_put_format(ds, ": %s, cable-length %"PRIu32" m, %"PRIu32
                       "-byte frames, %"PRIu64" bit times",
                       pfc_headroom_model_name(cfg->headroom_model),
-                      cfg->cable_length, snap->port.max_frame,
+                      cfg->cable_length, snap->port.hw.max_frame,
                       thr->headroom_bits);
     }
     ds_put_format(ds, "; rx ring %"PRIu64"; iteration %"PRIu64")\n",
@@ -487,10 +487,10 @@ pfc_show_buffer_config(struct ds *ds, const struct pfc_show_snap *snap,
                   cfg->lossy_dyn_th, cfg->default_priority);
     ds_put_format(ds, "  ingress: trust %s", pfc_trust_name(cfg->trust));
     if (cfg->trust == PFC_TRUST_DSCP) {
-        bool adopted = cfg->dcbx && snap->port.dcbx.app_adopted;
+        bool adopted = cfg->dcbx && snap->port.dcbx.state.app_adopted;
 
         ds_put_cstr(ds, ", dscp-map ");
-        pfc_dscp_map_format(ds, adopted ? snap->port.dcbx.dscp_oper
+        pfc_dscp_map_format(ds, adopted ? snap->port.dcbx.state.dscp_oper
                             : cfg->dscp_to_prio);
         if (adopted) {
             ds_put_cstr(ds, " (with the DCBX partner's Application Priority "
@@ -518,9 +518,10 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
     uint8_t stopped;
     bool guest;
 
-    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->bp_stopped,
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->vhost.bp_stopped,
                         &stopped);
-    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->guest, &guest);
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->vhost.guest,
+                        &guest);
     ds_put_format(ds, "%s:\n", port->name);
     ds_put_format(ds, "  vhost-user port (%s): backpressure on the guest, "
                   "no PFC frames\n", guest ? "guest attached"
@@ -537,8 +538,8 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
         ds_put_cstr(ds, "running");
     }
     ds_put_format(ds, ", stops %"PRIu64", stopped %"PRIu64" ms in all\n",
-                  port->bp_stops,
-                  pfc_ticks_to_ns(&port->tb,
+                  port->vhost.bp_stops,
+                  pfc_ticks_to_ns(&port->rx.tb,
                                   pfc_bp_cycles(port, stopped, snap->now))
                   / 1000000);
     if (snap->last_error[0]) {
@@ -555,7 +556,7 @@ pfc_show_vhost_port(struct ds *ds, const struct pfc_show_snap *snap)
                       " %10"PRIu64"\n",
                       n, cfg->prio_to_tc[n], snap->held_pkts[n],
                       snap->held_bytes[n], snap->occ_bytes[n],
-                      snap->occ_pkts[n], port->bp_stops_prio[n],
+                      snap->occ_pkts[n], port->vhost.bp_stops_prio[n],
                       c->hold_drops[n], snap->occ_hdrm[n],
                       snap->hdrm_drops[n]);
     }
@@ -648,10 +649,10 @@ pfc_show_ets_tlv(struct ds *ds, const char *what, const struct pfc_ets_tlv *t,
 static void
 pfc_show_dcbx_app(struct ds *ds, const struct pfc_port *port)
 {
-    const struct pfc_dcbx *d = &port->dcbx;
+    const struct pfc_dcbx *d = &port->dcbx.state;
 
     ds_put_format(ds, "  dcbx app: %s, partner ",
-                  port->dcbx_params.app_dscp
+                  port->dcbx.params.app_dscp
                   ? "advertises the dscp map (64 DSCP entries)"
                   : "none advertised (trust pcp)");
     if (d->partner && d->last.has_app) {
@@ -678,7 +679,7 @@ static void
 pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
 {
     const struct pfc_port *port = &snap->port;
-    const struct pfc_dcbx *d = &port->dcbx;
+    const struct pfc_dcbx *d = &port->dcbx.state;
     const struct pfc_config *cfg = &snap->cfg;
 
     if (!cfg->dcbx) {
@@ -686,7 +687,7 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
     }
     ds_put_format(ds, "  dcbx: ieee, willing %s, lldp-tx-interval %"PRIu32
                   " s, ttl %"PRIu16" s\n", cfg->dcbx_willing ? "yes" : "no",
-                  cfg->lldp_tx_interval, pfc_dcbx_ttl(&port->dcbx_params));
+                  cfg->lldp_tx_interval, pfc_dcbx_ttl(&port->dcbx.params));
     ds_put_cstr(ds, "  dcbx pfc-enable: admin ");
     pfc_format_prios(ds, cfg->admin);
     ds_put_cstr(ds, ", partner ");
@@ -715,7 +716,7 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
                            d->last.port_len);
         ds_put_format(ds, ", source "ETH_ADDR_FMT", ttl left %"PRIu64" s\n",
                       ETH_ADDR_ARGS(d->partner_mac),
-                      port->tb.hz ? left / port->tb.hz : 0);
+                      port->rx.tb.hz ? left / port->rx.tb.hz : 0);
         if (d->last.has_ets) {
             pfc_show_ets_tlv(ds, "dcbx partner ets", &d->last.ets, true);
         }
@@ -739,7 +740,7 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
     }
     pfc_show_dcbx_app(ds, port);
     pfc_show_ets_tlv(ds, "dcbx ets recommended",
-                     &port->dcbx_params.ets_admin, false);
+                     &port->dcbx.params.ets_admin, false);
     ds_put_format(ds, "  dcbx ets operational: %s%s%s\n",
                   d->ets_adopted ? "the partner's recommendation"
                   : "the Queue rows'",
@@ -755,9 +756,9 @@ pfc_show_dcbx(struct ds *ds, const struct pfc_show_snap *snap)
                   d->rx_unsupported, d->mismatches, d->ageouts,
                   d->rx_ets_rec_refused, d->rx_second,
                   d->rx_shutdown_unknown, d->tx_lldpdus);
-    if (port->dcbx_error) {
+    if (port->dcbx.error) {
         ds_put_format(ds, "  dcbx last malformed LLDPDU: %s\n",
-                      port->dcbx_error);
+                      port->dcbx.error);
     }
 }
 
@@ -771,25 +772,27 @@ pfc_show_tx(struct ds *ds, const struct pfc_show_snap *snap)
     const struct pfc_config *cfg = &snap->cfg;
     struct ds name = DS_EMPTY_INITIALIZER;
     ds_put_format(ds, "  tx ring: %"PRIu32" descriptors (tx-ring-size=%s",
-                  port->txq_size,
+                  port->hw.txq_size,
                   pfc_tx_ring_size_name(cfg->tx_ring_size, &name));
     ds_destroy(&name);
-    if (port->ring_lim_known) {
+    if (port->hw.ring_lim_known) {
         ds_put_format(ds, "; driver allows %"PRIu32" to %"PRIu32" in steps "
-                      "of %"PRIu32, port->ring_lim.nb_min,
-                      port->ring_lim.nb_max, MAX(port->ring_lim.nb_align, 1));
+                      "of %"PRIu32, port->hw.ring_lim.nb_min,
+                      port->hw.ring_lim.nb_max,
+                      MAX(port->hw.ring_lim.nb_align, 1));
     }
     ds_put_format(ds, "), tx-full held: %"PRIu64"\n",
                   port->tx_full_held + snap->tx_full);
     /* What a full tx ring costs the response to a received pause: the
      * frames already in it leave first. */
-    uint64_t resp = pfc_response_bits(port->txq_size, port->max_frame);
-    uint64_t speed = MAX(port->tb.link_speed, 1);
+    uint64_t resp = pfc_response_bits(port->hw.txq_size, port->hw.max_frame);
+    uint64_t speed = MAX(port->rx.tb.link_speed, 1);
     ds_put_format(ds, "  response: worst case %"PRIu64" bit times, %"PRIu64
                   " ns at link speed (%"PRIu32" tx descriptors of %"PRIu32
                   "-byte frames), bound %d bit times + PHY delay",
                   resp, resp * 1000000000 / speed,
-                  port->txq_size, port->max_frame, PFC_RESPONSE_BOUND_BITS);
+                  port->hw.txq_size, port->hw.max_frame,
+                  PFC_RESPONSE_BOUND_BITS);
     if (resp > PFC_RESPONSE_BOUND_BITS) {
         ds_put_cstr(ds, ": EXCEEDED");
         if (cfg->tx_ring_size != PFC_TX_RING_AUTO) {
@@ -821,14 +824,14 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     const struct pfc_config *cfg = &snap->cfg;
     const struct pfc_counters *c = &snap->counters;
     uint64_t now = snap->now;
-    uint64_t q_ps = pfc_quantum_ps(&port->tb);
+    uint64_t q_ps = pfc_quantum_ps(&port->rx.tb);
 
     ds_put_format(ds, "%s:\n", port->name);
     ds_put_format(ds, "  dpdk port %d, link speed %"PRIu64" bit/s (%s), "
                   "quantum %"PRIu64".%03"PRIu64" ns\n",
-                  snap->port_id, port->tb.link_speed,
+                  snap->port_id, port->rx.tb.link_speed,
                   (snap->cfg.link_speed ? "link-speed"
-                   : port->speed_from_link ? "link" : "assumed"),
+                   : port->rx.speed_from_link ? "link" : "assumed"),
                   q_ps / 1000, q_ps % 1000);
     ds_put_cstr(ds, "  pfc-enable: ");
     pfc_format_prios(ds, cfg->enabled);
@@ -840,16 +843,16 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
      * data at most (struct pfc_rxq_drain), or loses it with the data when
      * the ring overflows. */
     int mcq_queue;
-    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->mcq_queue,
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->hw.mcq_queue,
                         &mcq_queue);
     ds_put_format(ds, "  mac-control: %s (%s), ",
-                  pfc_mac_control_name(port->mac_control), port->driver);
-    if (port->mcq == PFC_MCQ_ON && mcq_queue >= 0) {
+                  pfc_mac_control_name(port->hw.mac_control), port->hw.driver);
+    if (port->hw.mcq == PFC_MCQ_ON && mcq_queue >= 0) {
         ds_put_format(ds, "read from rx queue %d, their own\n", mcq_queue);
     } else {
-        ds_put_format(ds, "%s\n", pfc_mcq_describe(port->mcq));
+        ds_put_format(ds, "%s\n", pfc_mcq_describe(port->hw.mcq));
     }
-    pfc_show_nic(ds, &port->nic);
+    pfc_show_nic(ds, &port->hw.nic);
     ds_put_format(ds, "  rx invalid: %"PRIu64", pause ignored: %"PRIu64
                   ", unsupported: %"PRIu64"\n",
                   c->rx_invalid, c->rx_pause_ignored, c->rx_unsupported);
@@ -872,14 +875,14 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
         uint64_t v;
 
         atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
-                            ->late_ends[n], &v);
+                            ->rx.late_ends[n], &v);
         late += v;
     }
-    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->late_bound,
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->rx.late_bound,
                         &bound);
     ds_put_format(ds, "  late pause ends: %"PRIu64" (more than %"PRIu64
                   " us after expiry or XON)\n", late,
-                  pfc_ticks_to_ns(&port->tb, bound) / 1000);
+                  pfc_ticks_to_ns(&port->rx.tb, bound) / 1000);
     if (snap->last_error[0]) {
         ds_put_format(ds, "  last configuration refused: %s\n",
                       snap->last_error);
@@ -892,8 +895,8 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                   "rx-frames", "tx-frames", "transitions", "paused-us",
                   "hold-drops", "rx-ignored", "headroom-pkts", "hdrm-drops");
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        uint64_t left = pfc_pause_remaining(&port->pause, n, now);
-        uint64_t total = pfc_pause_total(&port->pause, n, now);
+        uint64_t left = pfc_pause_remaining(&port->rx.pause, n, now);
+        uint64_t total = pfc_pause_total(&port->rx.pause, n, now);
         uint64_t pkts = snap->held_pkts[n], bytes = snap->held_bytes[n];
         uint64_t occ = snap->occ_bytes[n], occ_pkts = snap->occ_pkts[n];
         ds_put_format(ds, "  p%-3d %-2d %-10s %9"PRIu64" %9"PRIu64" %10"PRIu64
@@ -902,11 +905,11 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
                       " %13"PRIu64" %10"PRIu64"\n",
                       n, cfg->prio_to_tc[n],
                       left ? "paused" : "not_paused",
-                      pfc_ticks_to_ns(&port->tb, left) / 1000, pkts, bytes,
+                      pfc_ticks_to_ns(&port->rx.tb, left) / 1000, pkts, bytes,
                       occ, occ_pkts,
-                      port->xoff.asserted & (1u << n) ? "yes" : "no",
+                      port->buf.xoff.asserted & (1u << n) ? "yes" : "no",
                       c->rx_frames[n], c->tx_frames[n], c->transitions[n],
-                      pfc_ticks_to_ns(&port->tb, total) / 1000,
+                      pfc_ticks_to_ns(&port->rx.tb, total) / 1000,
                       c->hold_drops[n], c->rx_ignored[n], snap->occ_hdrm[n],
                       snap->hdrm_drops[n]);
     }
@@ -922,7 +925,7 @@ static void
 pfc_show_wd(struct ds *ds, const struct pfc_show_snap *snap)
 {
     const struct pfc_config *cfg = &snap->cfg;
-    const struct pfc_wd *wd = &snap->port.wd;
+    const struct pfc_wd *wd = &snap->port.wd.state;
 
     if (!cfg->wd_detect_ms) {
         ds_put_cstr(ds, "  watchdog: off (watchdog-detection-time=0)\n");
@@ -1023,17 +1026,17 @@ pfc_buffer_port(struct ds *ds, struct pfc_port *port,
     bool vhost = pfc_port_is_vhost(port);
     uint8_t stopped;
 
-    atomic_read_relaxed(&port->bp_stopped, &stopped);
+    atomic_read_relaxed(&port->vhost.bp_stopped, &stopped);
     for (uint32_t en = cfg->enabled; en; en &= en - 1) {
         int n = raw_ctz(en);
         uint64_t th = pfc_buf_pg_threshold(&pfc->xparams.pg, free);
         bool over = vhost ? (stopped >> n) & 1
-                          : (port->xoff.asserted >> n) & 1;
+                          : (port->buf.xoff.asserted >> n) & 1;
         struct pfc_buf_pg g;
         uint64_t drops;
 
         pfc_port_pg(port, n, &g);
-        atomic_read_relaxed(&port->hdrm_drops[n], &drops);
+        atomic_read_relaxed(&port->buf.hdrm_drops[n], &drops);
         ds_put_format(ds, "  %-15s pg p%d: shared %"PRIu32", headroom %"
                       PRIu32"/%"PRIu32", bytes %"PRIu64", ",
                       port->name, n, g.shared, g.headroom,

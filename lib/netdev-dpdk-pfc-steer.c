@@ -19,7 +19,7 @@
  * redirection table spreads data over every rx queue but the last, and an
  * rte_flow rule sends EtherType 0x8808 to the last.  The main thread asks
  * the driver when it binds or retires the QoS object, with no lock held;
- * PMD threads only read port->mcq_queue (pfc_rx_polled()). */
+ * PMD threads only read port->hw.mcq_queue (pfc_rx_polled()). */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"
@@ -115,7 +115,7 @@ pfc_mcq_warn(const char *name, const char *what, int error)
 }
 
 /* Destroys the rte_flow rule of mac-control-queue on 'port_id', named
- * 'name', if PFC created one (port->mcq_flow): that rule only, never
+ * 'name', if PFC created one (port->hw.mcq_flow): that rule only, never
  * another's, such as those of Open vSwitch's rx-steering.  Main thread, no
  * lock held. */
 static void
@@ -124,11 +124,11 @@ pfc_mcq_rule_destroy(const char *name, uint16_t port_id)
     struct pfc_port *port = &pfc_ports[port_id];
     struct rte_flow_error ferr;
 
-    if (port->mcq_flow) {
+    if (port->hw.mcq_flow) {
         memset(&ferr, 0, sizeof ferr);
         pfc_mcq_warn(name, "rte_flow_destroy()",
-                     rte_flow_destroy(port_id, port->mcq_flow, &ferr));
-        port->mcq_flow = NULL;
+                     rte_flow_destroy(port_id, port->hw.mcq_flow, &ferr));
+        port->hw.mcq_flow = NULL;
     }
 }
 
@@ -185,7 +185,7 @@ pfc_mcq_apply(const char *name, uint16_t port_id, bool want,
         }
         if (!a.flow_validate && !a.reta_update) {
             a.flow_create = pfc_mcq_rule(port_id, n_rxq - 1,
-                                         &port->mcq_flow, &msg);
+                                         &port->hw.mcq_flow, &msg);
             *since = rte_get_tsc_cycles();
         }
         if (a.reta_update || a.flow_create) {
@@ -226,17 +226,17 @@ pfc_mcq_remove(struct pfc_port *port)
     uint64_t since;
 
     rte_spinlock_lock(&port->lock);
-    mcq = port->mcq;
+    mcq = port->hw.mcq;
     rte_spinlock_unlock(&port->lock);
     if (mcq != PFC_MCQ_ON || pfc_port_is_vhost(port)) {
         return;
     }
     /* Every rx queue counts for the end of a pause from now on. */
-    atomic_store_relaxed(&port->mcq_queue, -1);
+    atomic_store_relaxed(&port->hw.mcq_queue, -1);
     pfc_mcq_apply(port->name, port - pfc_ports, false, false, true, &mcq,
                   &since);
     rte_spinlock_lock(&port->lock);
-    port->mcq = mcq;
+    port->hw.mcq = mcq;
     rte_spinlock_unlock(&port->lock);
 }
 
@@ -258,12 +258,12 @@ netdev_dpdk_pfc_port_stopping(uint16_t port_id)
     }
     port = &pfc_ports[port_id];
     rte_spinlock_lock(&port->lock);
-    if (port->mcq != PFC_MCQ_ON) {
+    if (port->hw.mcq != PFC_MCQ_ON) {
         rte_spinlock_unlock(&port->lock);
         return;
     }
-    atomic_store_relaxed(&port->mcq_queue, -1);
-    port->mcq = PFC_MCQ_OFF;
+    atomic_store_relaxed(&port->hw.mcq_queue, -1);
+    port->hw.mcq = PFC_MCQ_OFF;
     rte_spinlock_unlock(&port->lock);
     pfc_mcq_rule_destroy(port->name, port_id);
 }

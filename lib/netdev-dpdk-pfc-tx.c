@@ -83,7 +83,7 @@ pfc_xmit(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
 
 /* Counts, once per pause, the pauses of the priorities of the traffic classes
  * 'tcs' of 'pfc', which end at TSC 'now', that end later than
- * port->late_bound after until[] (their expiry, or the read of their
+ * port->rx.late_bound after until[] (their expiry, or the read of their
  * XON). */
 static void
 pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
@@ -92,7 +92,7 @@ pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
     struct pfc_port *port = pfc->port;
     uint64_t bound;
 
-    atomic_read_relaxed(&port->late_bound, &bound);
+    atomic_read_relaxed(&port->rx.late_bound, &bound);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint64_t counted, orig;
 
@@ -100,11 +100,11 @@ pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
             || now < until[n] || now - until[n] <= bound) {
             continue;
         }
-        atomic_read_relaxed(&port->late_counted[n], &counted);
+        atomic_read_relaxed(&port->rx.late_counted[n], &counted);
         if (counted < until[n]
             && atomic_compare_exchange_strong_relaxed(
-                   &port->late_counted[n], &counted, until[n])) {
-            atomic_add_relaxed(&port->late_ends[n], 1, &orig);
+                   &port->rx.late_counted[n], &counted, until[n])) {
+            atomic_add_relaxed(&port->rx.late_ends[n], 1, &orig);
         }
     }
 }
@@ -122,19 +122,19 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     uint64_t gen, polled, valid;
     uint8_t paused, blocked;
 
-    atomic_read_explicit(&port->pause_gen, &gen, memory_order_acquire);
+    atomic_read_explicit(&port->rx.pause_gen, &gen, memory_order_acquire);
     if (OVS_LIKELY(gen == t->blocked_gen && now < t->blocked_until)) {
         return t->blocked;
     }
     /* The poll stamps first: the timers read next are at least as recent as
      * the frames those polls read. */
     polled = pfc_rx_polled(port);
-    atomic_read_explicit(&port->pause_gen, &gen, memory_order_acquire);
+    atomic_read_explicit(&port->rx.pause_gen, &gen, memory_order_acquire);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        atomic_read_relaxed(&port->until[n], &until[n]);
+        atomic_read_relaxed(&port->rx.until[n], &until[n]);
     }
     paused = pfc_paused_prios(until, pfc->cfg.enabled, now, polled,
-                              port->poll_cap, &valid);
+                              port->rx.poll_cap, &valid);
     uint8_t down;
 
     atomic_read_relaxed(&port->down, &down);
@@ -144,8 +144,8 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
         paused = 0;
     }
     /* A stormed priority whose pauses the watchdog ignores. */
-    atomic_read_relaxed(&port->wd_ignored, &t->wd_ignored);
-    atomic_read_relaxed(&port->wd_dropped, &t->wd_dropped);
+    atomic_read_relaxed(&port->wd.ignored, &t->wd_ignored);
+    atomic_read_relaxed(&port->wd.dropped, &t->wd_dropped);
     paused &= ~t->wd_ignored;
     blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
     if (OVS_UNLIKELY(t->blocked & ~blocked)) {
@@ -198,7 +198,7 @@ static inline bool ALWAYS_INLINE
 pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
 {
     struct pfc_port *port = pfc->port;
-    uint8_t asserted = port->xoff.asserted;
+    uint8_t asserted = port->buf.xoff.asserted;
 
     if (pfc_port_is_vhost(port)) {
         return false;           /* No PFC frames: backpressure instead. */
@@ -209,7 +209,7 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
 
     bool lldp_due;
 
-    atomic_read_relaxed(&port->lldp_due, &lldp_due);
+    atomic_read_relaxed(&port->dcbx.lldp_due, &lldp_due);
     if (OVS_UNLIKELY(lldp_due)) {
         return true;
     }
@@ -233,7 +233,7 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
             free = pfc_pool_free();
         }
         if (pfc_buf_xoff_action(&pfc->xparams.pg, &g, free, in_force,
-                                port->xoff.refresh_at[n], *now)
+                                port->buf.xoff.refresh_at[n], *now)
             != PFC_XOFF_NONE) {
             return true;
         }
@@ -266,7 +266,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     free = pfc_pool_free();
 
     rte_spinlock_lock(&port->lock);
-    due = pfc_xoff_run(&port->xoff, &pfc->xparams, pg, free, now, &frame);
+    due = pfc_xoff_run(&port->buf.xoff, &pfc->xparams, pg, free, now, &frame);
     mac = port->mac;
     rte_spinlock_unlock(&port->lock);
     if (!due) {
@@ -290,9 +290,9 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             if (frame.enable & (1u << n)) {
                 if (frame.time[n]) {
-                    port->xoff.refresh_at[n] = now;
+                    port->buf.xoff.refresh_at[n] = now;
                 } else {
-                    port->xoff.asserted |= 1u << n;
+                    port->buf.xoff.asserted |= 1u << n;
                 }
             }
         }
@@ -358,7 +358,7 @@ pfc_wd_drain_head(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     if (n_drops) {
         for (int p = 0; p < PFC_N_PRIOS; p++) {
-            pfc_count_storm(&port->wd_tx_dropped[p], drops[p]);
+            pfc_count_storm(&port->wd.tx_dropped[p], drops[p]);
         }
         pfc_count_storm(&port->held_dropped, n_drops);
     }
@@ -448,7 +448,7 @@ pfc_drain_sent(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int tc,
             fwd[prio] += (t->wd_ignored >> prio) & 1;
         }
         for (int p = 0; p < PFC_N_PRIOS; p++) {
-            pfc_count_storm(&port->wd_tx_forwarded[p], fwd[p]);
+            pfc_count_storm(&port->wd.tx_forwarded[p], fwd[p]);
         }
     }
     pfc_holdq_pop(q, sent);
@@ -456,8 +456,8 @@ pfc_drain_sent(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int tc,
     /* Only this thread, which holds t->lock, writes it. */
     atomic_read_relaxed(&t->left[tc], &left);
     atomic_store_relaxed(&t->left[tc], left + sent);
-    atomic_add_relaxed(&port->ets_pkts[tc], sent, &orig);
-    atomic_add_relaxed(&port->ets_bytes[tc], bytes, &orig);
+    atomic_add_relaxed(&port->ets.pkts[tc], sent, &orig);
+    atomic_add_relaxed(&port->ets.bytes[tc], bytes, &orig);
     pfc_ets_sent(&t->ets, &pfc->ets, tc, bytes);
     pfc_shaper_spend(pfc, bytes);
 }
@@ -631,7 +631,7 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         }
     } else {
         pfc_tx_lldp(pfc, qid, mp);
-        if (pfc->xparams.enabled || pfc->port->xoff.asserted) {
+        if (pfc->xparams.enabled || pfc->port->buf.xoff.asserted) {
             pfc_tx_control(pfc, qid, mp, now);
         }
     }
@@ -659,7 +659,7 @@ pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
 {
     uint64_t gen;
 
-    atomic_read_explicit(&pfc->port->pause_gen, &gen, memory_order_acquire);
+    atomic_read_explicit(&pfc->port->rx.pause_gen, &gen, memory_order_acquire);
     return (gen == t->blocked_gen && *now < t->blocked_until
             && !(t->nonempty & ~t->blocked)
             && !pfc_port_is_vhost(pfc->port)
@@ -684,7 +684,7 @@ netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
     if (OVS_UNLIKELY(down)) {
         return holding;         /* Only to free them: it sends nothing. */
     }
-    atomic_read_relaxed(&pfc->port->wd_stormed, &stormed);
+    atomic_read_relaxed(&pfc->port->wd.stormed, &stormed);
     return holding || stormed || pfc_control_pending(pfc, &now);
 }
 
@@ -767,7 +767,7 @@ pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
             continue;
         }
         atomic_read_relaxed(&live->txq[i].serviced, &serviced);
-        if (now <= serviced || now - serviced <= live->port->adopt) {
+        if (now <= serviced || now - serviced <= live->port->rx.adopt) {
             continue;
         }
         other = pfc_lock_live(live, i, true, &t);
@@ -933,7 +933,7 @@ pfc_send_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 {
     uint64_t gen;
 
-    atomic_read_explicit(&pfc->port->pause_gen, &gen, memory_order_acquire);
+    atomic_read_explicit(&pfc->port->rx.pause_gen, &gen, memory_order_acquire);
     *now = 0;
     if (OVS_LIKELY(!t->n_held && gen == t->blocked_gen
                    && t->blocked_until == UINT64_MAX
@@ -1142,8 +1142,8 @@ pfc_send_count(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     if (OVS_UNLIKELY(t->wd_ignored)) {
         for (int n = 0; n < PFC_N_PRIOS; n++) {
-            pfc_count_storm(&pfc->port->wd_tx_dropped[n], s->wd_drops[n]);
-            pfc_count_storm(&pfc->port->wd_tx_forwarded[n], s->wd_fwd[n]);
+            pfc_count_storm(&pfc->port->wd.tx_dropped[n], s->wd_drops[n]);
+            pfc_count_storm(&pfc->port->wd.tx_forwarded[n], s->wd_fwd[n]);
         }
     }
     if (s->dropped) {
@@ -1371,7 +1371,7 @@ netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
     int i, kept;
 
     if (port_id < RTE_MAX_ETHPORTS) {
-        atomic_read_relaxed(&pfc_ports[port_id].dcbx_on, &dcbx);
+        atomic_read_relaxed(&pfc_ports[port_id].dcbx.on, &dcbx);
     }
     for (i = 0; i < cnt; i++) {
         if (OVS_UNLIKELY(pfc_tx_filtered(pkts[i], dcbx, &lldp))) {
@@ -1435,14 +1435,15 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
     bool due;
     uint16_t len;
 
-    atomic_read_relaxed(&port->lldp_due, &due);
+    atomic_read_relaxed(&port->dcbx.lldp_due, &due);
     if (!due || !mp
-        || !atomic_compare_exchange_strong(&port->lldp_due, &due, false)) {
+        || !atomic_compare_exchange_strong(&port->dcbx.lldp_due, &due,
+                                           false)) {
         return;
     }
     rte_spinlock_lock(&port->lock);
-    len = port->lldp_len;
-    memcpy(frame, port->lldp_frame, len);
+    len = port->dcbx.lldp_len;
+    memcpy(frame, port->dcbx.lldp_frame, len);
     rte_spinlock_unlock(&port->lock);
 
     m = rte_pktmbuf_alloc(mp);
@@ -1460,7 +1461,7 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
     /* Not sent: the next flush tries again, unless DCBX stopped. */
     rte_spinlock_lock(&port->lock);
     if (port->conf) {
-        atomic_store_relaxed(&port->lldp_due, true);
+        atomic_store_relaxed(&port->dcbx.lldp_due, true);
     }
     rte_spinlock_unlock(&port->lock);
 }

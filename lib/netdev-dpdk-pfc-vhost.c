@@ -60,7 +60,7 @@ pfc_vhost_port(const char *name)
         for (int n = 0; usable && n < PFC_N_PRIOS; n++) {
             uint64_t cells;
 
-            atomic_read_relaxed(&port->pg_cells[n], &cells);
+            atomic_read_relaxed(&port->buf.pg_cells[n], &cells);
             usable = !cells;
         }
         if (usable && !free_port) {
@@ -80,9 +80,9 @@ pfc_vhost_note_guest(struct netdev_dpdk_pfc *pfc, int vid)
     bool old;
 
     if (port) {
-        atomic_read_relaxed(&port->guest, &old);
+        atomic_read_relaxed(&port->vhost.guest, &old);
         if (old != (vid >= 0)) {
-            atomic_store_relaxed(&port->guest, vid >= 0);
+            atomic_store_relaxed(&port->vhost.guest, vid >= 0);
         }
     }
 }
@@ -239,7 +239,7 @@ netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
     if (!port) {
         return false;
     }
-    atomic_read_relaxed(&port->bp_stopped, &old);
+    atomic_read_relaxed(&port->vhost.bp_stopped, &old);
     memset(pg, 0, sizeof pg);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         if ((pfc->xparams.enabled | old) >> n & 1) {
@@ -251,17 +251,17 @@ netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
         uint64_t now = rte_get_tsc_cycles();
 
         rte_spinlock_lock(&port->lock);
-        atomic_read_relaxed(&port->bp_stopped, &old);
+        atomic_read_relaxed(&port->vhost.bp_stopped, &old);
         if (next && !old) {
-            port->bp_stops++;
-            port->bp_since = now;
+            port->vhost.bp_stops++;
+            port->vhost.bp_since = now;
         } else if (!next && old) {
-            port->bp_cycles += now - port->bp_since;
+            port->vhost.bp_cycles += now - port->vhost.bp_since;
         }
         for (int n = 0; n < PFC_N_PRIOS; n++) {
-            port->bp_stops_prio[n] += (next & ~old) >> n & 1;
+            port->vhost.bp_stops_prio[n] += (next & ~old) >> n & 1;
         }
-        atomic_store_relaxed(&port->bp_stopped, next);
+        atomic_store_relaxed(&port->vhost.bp_stopped, next);
         rte_spinlock_unlock(&port->lock);
     }
     return next != 0;

@@ -47,16 +47,16 @@ VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_wd);
 void
 pfc_wd_publish(struct pfc_port *port)
 {
-    uint8_t ignored = pfc_wd_ignored(&port->wd, &port->wd_params);
-    uint8_t dropped = pfc_wd_dropped(&port->wd, &port->wd_params);
+    uint8_t ignored = pfc_wd_ignored(&port->wd.state, &port->wd.params);
+    uint8_t dropped = pfc_wd_dropped(&port->wd.state, &port->wd.params);
     uint8_t old_ignored, old_dropped;
 
-    atomic_read_relaxed(&port->wd_ignored, &old_ignored);
-    atomic_read_relaxed(&port->wd_dropped, &old_dropped);
-    atomic_store_relaxed(&port->wd_stormed, port->wd.stormed);
+    atomic_read_relaxed(&port->wd.ignored, &old_ignored);
+    atomic_read_relaxed(&port->wd.dropped, &old_dropped);
+    atomic_store_relaxed(&port->wd.stormed, port->wd.state.stormed);
     if (ignored != old_ignored || dropped != old_dropped) {
-        atomic_store_relaxed(&port->wd_ignored, ignored);
-        atomic_store_relaxed(&port->wd_dropped, dropped);
+        atomic_store_relaxed(&port->wd.ignored, ignored);
+        atomic_store_relaxed(&port->wd.dropped, dropped);
         pfc_port_bump_gen(port);
     }
 }
@@ -75,9 +75,9 @@ pfc_wd_txqs_stalled(struct netdev_dpdk_pfc *pfc, uint64_t now)
     uint8_t paused, blocked, stalled = 0;
     uint64_t valid;
 
-    paused = pfc_paused_prios(port->pause.until, pfc->cfg.enabled, now,
-                              pfc_rx_polled(port), port->poll_cap, &valid);
-    paused &= ~pfc_wd_ignored(&port->wd, &port->wd_params);
+    paused = pfc_paused_prios(port->rx.pause.until, pfc->cfg.enabled, now,
+                              pfc_rx_polled(port), port->rx.poll_cap, &valid);
+    paused &= ~pfc_wd_ignored(&port->wd.state, &port->wd.params);
     blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
     for (int i = 0; i < pfc->n_txq; i++) {
         struct pfc_txq *t = &pfc->txq[i];
@@ -114,7 +114,7 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
     uint64_t next, hz;
 
     ev->detected = ev->restored = 0;
-    atomic_read_relaxed(&port->wd_next_check, &next);
+    atomic_read_relaxed(&port->wd.next_check, &next);
     if (now < next || !rte_spinlock_trylock(&port->lock)) {
         return;
     }
@@ -122,8 +122,8 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
         rte_spinlock_unlock(&port->lock);
         return;
     }
-    hz = port->tb.hz;
-    atomic_store_relaxed(&port->wd_next_check,
+    hz = port->rx.tb.hz;
+    atomic_store_relaxed(&port->wd.next_check,
                          now + hz / 1000 * PFC_WD_CHECK_MS);
     /* A priority waits while its traffic class holds packets, of any of
      * the class's priorities. */
@@ -161,22 +161,23 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
             if (!pfc_wd_vq_stalled(&t->wd_vq, refused, taken, n_held)) {
                 continue;
             }
-            paused |= pfc->cfg.enabled & (held | port->wd.stormed);
+            paused |= pfc->cfg.enabled & (held | port->wd.state.stormed);
         }
-        pfc_wd_stall(&port->wd, paused, pfc->cfg.enabled, now);
+        pfc_wd_stall(&port->wd.state, paused, pfc->cfg.enabled, now);
     } else {
-        timer = pfc_pause_status(&port->pause, now);
+        timer = pfc_pause_status(&port->rx.pause, now);
         paused = timer | pfc_wd_txqs_stalled(pfc, now);
     }
-    memcpy(ev->since, port->wd.since, sizeof ev->since);
-    pfc_wd_run(&port->wd, &port->wd_params, paused, waiting, now,
+    memcpy(ev->since, port->wd.state.since, sizeof ev->since);
+    pfc_wd_run(&port->wd.state, &port->wd.params, paused, waiting, now,
                &ev->detected, &ev->restored);
     if (ev->detected | ev->restored) {
         pfc_wd_publish(port);
-        memcpy(ev->stormed_at, port->wd.stormed_at, sizeof ev->stormed_at);
+        memcpy(ev->stormed_at, port->wd.state.stormed_at,
+               sizeof ev->stormed_at);
         ev->now = now;
         ev->hz = hz;
-        ev->action = port->wd_params.action;
+        ev->action = port->wd.params.action;
         ev->restore_ms = pfc->cfg.wd_restore_ms;
         ev->guest = pfc_port_is_vhost(port);
         ev->timer = timer;

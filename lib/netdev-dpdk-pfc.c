@@ -315,7 +315,7 @@ struct pfc_bind {
     int mcq_queue;                      /* which, or -1, */
     uint64_t mcq_since;                 /* since when (TSC), or 0 if
                                          * unchanged. */
-    char driver[MEMBER_SIZEOF(struct pfc_port, driver)];
+    char driver[MEMBER_SIZEOF(struct pfc_port_hw, driver)];
     struct pfc_ring_limits ring_lim;    /* The driver's tx ring limits, */
     bool ring_lim_known;                /* if it gave them. */
     uint8_t max_lossless;               /* The most lossless priorities
@@ -493,8 +493,8 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
                   "its headroom is full", info->name, driver);
     }
     ovs_strlcpy(b->driver, driver, sizeof b->driver);
-    /* Only the main thread writes port->mcq. */
-    b->mcq = b->port->mcq;
+    /* Only the main thread writes port->hw.mcq. */
+    b->mcq = b->port->hw.mcq;
     b->mcq_queue = -1;
     b->mcq_since = 0;
     if (info->vhost) {
@@ -506,7 +506,7 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
             /* While the rule is set up again, or removed, MAC Control
              * frames may reach any rx queue: every one counts for the end
              * of a pause until pfc_bind_port_state() says otherwise. */
-            atomic_store_relaxed(&b->port->mcq_queue, -1);
+            atomic_store_relaxed(&b->port->hw.mcq_queue, -1);
         }
         b->mcq_queue = pfc_mcq_apply(info->name, info->port_id,
                                      pfc->cfg.mac_control_queue,
@@ -525,27 +525,27 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
 static void
 pfc_port_reset(struct pfc_port *port)
 {
-    pfc_pause_init(&port->pause);
-    pfc_xoff_init(&port->xoff);
-    port->mcq = PFC_MCQ_OFF;
-    atomic_store_relaxed(&port->mcq_queue, -1);
+    pfc_pause_init(&port->rx.pause);
+    pfc_xoff_init(&port->buf.xoff);
+    port->hw.mcq = PFC_MCQ_OFF;
+    atomic_store_relaxed(&port->hw.mcq_queue, -1);
     memset(&port->counters, 0, sizeof port->counters);
     atomic_store_relaxed(&port->tx_mac_control_filtered, 0);
     atomic_store_relaxed(&port->tx_lldp_filtered, 0);
     atomic_store_relaxed(&port->held_dropped, 0);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        atomic_store_relaxed(&port->until[n], 0);
+        atomic_store_relaxed(&port->rx.until[n], 0);
     }
-    atomic_store_relaxed(&port->max_until, 0);
-    pfc_wd_init(&port->wd);
+    atomic_store_relaxed(&port->rx.max_until, 0);
+    pfc_wd_init(&port->wd.state);
     pfc_dcbx_stop__(port);
-    atomic_store_relaxed(&port->bp_stopped, 0);
-    port->bp_stops = port->bp_cycles = 0;
-    memset(port->bp_stops_prio, 0, sizeof port->bp_stops_prio);
+    atomic_store_relaxed(&port->vhost.bp_stopped, 0);
+    port->vhost.bp_stops = port->vhost.bp_cycles = 0;
+    memset(port->vhost.bp_stops_prio, 0, sizeof port->vhost.bp_stops_prio);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        atomic_store_relaxed(&port->wd_tx_dropped[n], 0);
-        atomic_store_relaxed(&port->wd_tx_forwarded[n], 0);
-        atomic_store_relaxed(&port->wd_rx_dropped[n], 0);
+        atomic_store_relaxed(&port->wd.tx_dropped[n], 0);
+        atomic_store_relaxed(&port->wd.tx_forwarded[n], 0);
+        atomic_store_relaxed(&port->wd.rx_dropped[n], 0);
     }
     pfc_port_bump_gen(port);
 }
@@ -570,34 +570,34 @@ pfc_bind_port_state(struct pfc_port *port,
     port->dead = false;
     old_error = port->last_error;
     port->last_error = NULL;
-    port->txq_size = info->txq_size;
-    port->ring_lim = b->ring_lim;
-    port->ring_lim_known = b->ring_lim_known;
-    port->max_frame = b->limits.max_frame;
-    port->mac_control = b->mac_control;
-    port->nic = b->nic;
-    port->mcq = b->mcq;
+    port->hw.txq_size = info->txq_size;
+    port->hw.ring_lim = b->ring_lim;
+    port->hw.ring_lim_known = b->ring_lim_known;
+    port->hw.max_frame = b->limits.max_frame;
+    port->hw.mac_control = b->mac_control;
+    port->hw.nic = b->nic;
+    port->hw.mcq = b->mcq;
     if (b->mcq_since) {
-        atomic_store_relaxed(&port->mcq_since, b->mcq_since);
+        atomic_store_relaxed(&port->hw.mcq_since, b->mcq_since);
     }
-    atomic_store_explicit(&port->mcq_queue, b->mcq_queue,
+    atomic_store_explicit(&port->hw.mcq_queue, b->mcq_queue,
                           memory_order_release);
-    ovs_strlcpy(port->driver, b->driver, sizeof port->driver);
-    port->tb.hz = rte_get_tsc_hz();
-    port->poll_cap = port->tb.hz / 1000 * PFC_POLL_CAP_MS;
-    atomic_store_relaxed(&port->rxq_desc, b->rx_ring);
-    port->adopt = port->tb.hz / 1000 * PFC_ADOPT_MS;
-    atomic_store_relaxed(&port->n_rxq,
+    ovs_strlcpy(port->hw.driver, b->driver, sizeof port->hw.driver);
+    port->rx.tb.hz = rte_get_tsc_hz();
+    port->rx.poll_cap = port->rx.tb.hz / 1000 * PFC_POLL_CAP_MS;
+    atomic_store_relaxed(&port->rx.rxq_desc, b->rx_ring);
+    port->rx.adopt = port->rx.tb.hz / 1000 * PFC_ADOPT_MS;
+    atomic_store_relaxed(&port->rx.n_rxq,
                          MIN(MAX(info->n_rxq, 1), RTE_MAX_QUEUES_PER_PORT));
-    port->tb.link_speed = b->limits.link_speed;
-    port->speed_from_link = b->from_link;
-    atomic_store_relaxed(&port->late_bound,
-                         2 * pfc_rxq_drain_ticks(&port->tb, b->rx_ring)
-                         + port->tb.hz / 1000000 * PFC_LATE_SLACK_US);
+    port->rx.tb.link_speed = b->limits.link_speed;
+    port->rx.speed_from_link = b->from_link;
+    atomic_store_relaxed(&port->rx.late_bound,
+                         2 * pfc_rxq_drain_ticks(&port->rx.tb, b->rx_ring)
+                         + port->rx.tb.hz / 1000000 * PFC_LATE_SLACK_US);
     if (!port->conf) {
         /* PFC applied anew: no storm carries over from an earlier QoS. */
-        port->wd.stormed = 0;
-        port->wd.detecting = 0;
+        port->wd.state.stormed = 0;
+        port->wd.state.detecting = 0;
     }
     return old_error;
 }
@@ -630,8 +630,8 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
         }
     }
     pfc_dcbx_bind(pfc, port, first, b->max_lossless);
-    pfc_wd_params_init(&port->wd_params, &pfc->cfg, port->tb.hz);
-    port->wd_params.guest = pfc_port_is_vhost(port);
+    pfc_wd_params_init(&port->wd.params, &pfc->cfg, port->rx.tb.hz);
+    port->wd.params.guest = pfc_port_is_vhost(port);
     pfc_wd_publish(port);
     pfc->thr = b->thr;
     pfc->xparams = (struct pfc_xoff_params) {
@@ -639,13 +639,13 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
         .enabled = (b->mac_control == PFC_MAC_CONTROL_RX_ONLY ? 0
                     : pfc->cfg.enabled),
         .pause_quanta = pfc->cfg.pause_quanta,
-        .tb = port->tb,
+        .tb = port->rx.tb,
     };
     pfc_buf_pg_params_init(&pfc->xparams.pg, &pfc->cfg, &b->thr);
     pfc_buf_egress_params_init(&pfc->eparams, &pfc->cfg);
     struct pfc_shaper_params sp;
 
-    pfc_shaper_params_init(&sp, pfc->cfg.max_rate, port->tb.hz,
+    pfc_shaper_params_init(&sp, pfc->cfg.max_rate, port->rx.tb.hz,
                            b->limits.max_frame);
     if (memcmp(&sp, &pfc->sparams, sizeof sp)) {
         /* A first bind, or a new largest frame: the bucket's size.  The
@@ -662,12 +662,12 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
         }
         rte_spinlock_unlock(&pfc->shaper_lock);
     }
-    atomic_store_relaxed(&port->xoff_bytes_pub, pfc->thr.xoff_bytes);
-    atomic_store_relaxed(&port->buf_pub,
+    atomic_store_relaxed(&port->buf.xoff_bytes_pub, pfc->thr.xoff_bytes);
+    atomic_store_relaxed(&port->buf.pub,
                          pfc_buf_pub_pack(pfc->cfg.enabled,
                                           &pfc->xparams.pg));
-    atomic_store_relaxed(&port->buf_mbufs, b->limits.mbufs);
-    atomic_store_relaxed(&port->buf_reserved,
+    atomic_store_relaxed(&port->buf.mbufs, b->limits.mbufs);
+    atomic_store_relaxed(&port->buf.reserved,
                          (uint64_t) pfc->xparams.pg.headroom
                          * count_1bits(pfc->cfg.enabled));
     port->conf = pfc;
@@ -758,7 +758,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
         /* The port may have been restarted: until the bind sets the rule of
          * mac-control-queue up again, MAC Control frames may reach any rx
          * queue, even if the bind is refused. */
-        atomic_store_relaxed(&pfc->port->mcq_queue, -1);
+        atomic_store_relaxed(&pfc->port->hw.mcq_queue, -1);
     }
     error = pfc_bind__(pfc, info);
 
@@ -767,7 +767,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
         VLOG_INFO("%s: PFC headroom derived again for MTU %"PRIu32", "
                   "%"PRIu64" bit/s and %d rx queues of %"PRIu32" "
                   "descriptors: %"PRIu64" cells per lossless priority",
-                  info->name, info->mtu, pfc->port->tb.link_speed,
+                  info->name, info->mtu, pfc->port->rx.tb.link_speed,
                   info->n_rxq, info->rxq_size, pfc->thr.headroom.total);
     }
     if (!error) {
@@ -812,11 +812,11 @@ netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *pfc, uint16_t port_id,
 
         port = pfc->port;
         rte_spinlock_lock(&port->lock);
-        changed = size != port->txq_size;
-        port->txq_size = size;
-        port->max_frame = max_frame;
-        port->ring_lim = lim;
-        port->ring_lim_known = known;
+        changed = size != port->hw.txq_size;
+        port->hw.txq_size = size;
+        port->hw.max_frame = max_frame;
+        port->hw.ring_lim = lim;
+        port->hw.ring_lim_known = known;
         ovs_strlcpy(name, port->name, sizeof name);
         rte_spinlock_unlock(&port->lock);
 
@@ -921,11 +921,16 @@ pfc_txq_fits(const struct pfc_txq *from, const struct pfc_txq *to,
 /* Moves every packet held in 'from' to the tail of the class queue of 'to'
  * that 'prio_to_tc' maps its priority to, in order, past that queue's limit
  * if need be: the caller made room (pfc_txq_fits()).  The ingress buffer
- * occupancy does not change. */
+ * occupancy does not change.  The caller holds the locks of both, which
+ * transmit threads wait for: the held counts move once per priority, not
+ * per packet, so that only the copy of the entries is per packet. */
 void
 pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
              const uint8_t prio_to_tc[])
 {
+    uint64_t pkts[PFC_N_PRIOS] = { 0 }, bytes[PFC_N_PRIOS] = { 0 };
+    uint32_t lossy[PFC_N_PRIOS] = { 0 };
+
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
         struct pfc_holdq *q = &from->q[tc];
 
@@ -935,10 +940,28 @@ pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
 
             ovs_assert(pfc_holdq_append(&to->q[new_tc], h));
             to->nonempty |= 1u << new_tc;
-            to->n_held++;
-            pfc_txq_count_held(to, h, 1);
-            pfc_txq_count_held(from, h, -1);
+            pkts[h->prio]++;
+            bytes[h->prio] += h->len;
+            lossy[h->prio] += h->lossy;
             pfc_holdq_pop(q, 1);
+        }
+    }
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        uint32_t orig;
+
+        if (!pkts[n]) {
+            continue;
+        }
+        to->n_held += pkts[n];
+        pfc_count(&to->held_pkts[n], pkts[n]);
+        pfc_count(&to->held_bytes[n], bytes[n]);
+        pfc_count(&from->held_pkts[n], -pkts[n]);
+        pfc_count(&from->held_bytes[n], -bytes[n]);
+        atomic_add_relaxed(&to->owner->held_prio[n], pkts[n], &orig);
+        atomic_sub_relaxed(&from->owner->held_prio[n], pkts[n], &orig);
+        if (lossy[n]) {
+            atomic_add_relaxed(&to->owner->lossy_prio[n], lossy[n], &orig);
+            atomic_sub_relaxed(&from->owner->lossy_prio[n], lossy[n], &orig);
         }
     }
     from->n_held = 0;
@@ -1118,8 +1141,8 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         if (port->conf == pfc) {
             port->conf = NULL;
             atomic_store_relaxed(&port->active, false);
-            atomic_store_relaxed(&port->buf_pub, 0);
-            atomic_store_relaxed(&port->buf_reserved, 0);
+            atomic_store_relaxed(&port->buf.pub, 0);
+            atomic_store_relaxed(&port->buf.reserved, 0);
             pfc_dcbx_stop__(port);
         }
         rte_spinlock_unlock(&port->lock);
@@ -1183,7 +1206,7 @@ netdev_dpdk_pfc_qos_is_equal(const struct qos_conf *conf,
         uint8_t oper;
 
         rte_spinlock_lock(&port->lock);
-        oper = port->dcbx.oper;
+        oper = port->dcbx.state.oper;
         rte_spinlock_unlock(&port->lock);
         return oper == pfc->cfg.enabled;
     }
@@ -1460,7 +1483,7 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         rte_spinlock_unlock(&port->lock);
         /* For the id's next port. */
         atomic_store_relaxed(&port->down, 0);
-        port->nic_saved = false;
-        port->allmulti_by_pfc = false;
+        port->hw.nic_saved = false;
+        port->hw.allmulti_by_pfc = false;
     }
 }
