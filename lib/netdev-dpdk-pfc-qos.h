@@ -44,7 +44,7 @@ struct pfc_qos_conf {
     struct qos_conf *replacement;   /* ...then this replaces it. */
 };
 
-struct netdev_dpdk_pfc *
+static struct netdev_dpdk_pfc *
 netdev_dpdk_pfc_from_qos(const struct qos_conf *conf)
 {
     return CONTAINER_OF(conf, struct pfc_qos_conf, qos_conf)->pfc;
@@ -184,10 +184,49 @@ static int
 pfc_qos_queue_dump_state_init(const struct qos_conf *conf,
                               struct netdev_dpdk_queue_state *state)
 {
+    const struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
+
     state->queues = xmalloc(NETDEV_DPDK_PFC_N_QUEUES * sizeof *state->queues);
-    state->n_queues = netdev_dpdk_pfc_qos_queues(conf, state->queues);
+    state->n_queues = netdev_dpdk_pfc_qos_queues(pfc, state->queues);
     state->cur_queue = 0;
     return 0;
+}
+
+/* The dpdk_qos_ops members that need only the PFC object. */
+static int
+pfc_qos_get(const struct qos_conf *conf, struct smap *details)
+{
+    return netdev_dpdk_pfc_qos_get(netdev_dpdk_pfc_from_qos(conf), details);
+}
+
+static bool
+pfc_qos_is_equal(const struct qos_conf *conf, const struct smap *details)
+{
+    return netdev_dpdk_pfc_qos_is_equal(netdev_dpdk_pfc_from_qos(conf),
+                                        details);
+}
+
+static int
+pfc_qos_queue_construct(const struct smap *details, uint32_t queue_id,
+                        struct qos_conf *conf)
+{
+    return netdev_dpdk_pfc_qos_queue_construct(
+        details, queue_id, netdev_dpdk_pfc_from_qos(conf));
+}
+
+static void
+pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
+{
+    netdev_dpdk_pfc_qos_queue_destruct(netdev_dpdk_pfc_from_qos(conf),
+                                       queue_id);
+}
+
+static int
+pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
+                  const struct qos_conf *conf)
+{
+    return netdev_dpdk_pfc_qos_queue_get(details, queue_id,
+                                         netdev_dpdk_pfc_from_qos(conf));
 }
 
 /* No qos_run: netdev_dpdk_pfc_send() holds and sends. */
@@ -195,11 +234,11 @@ static const struct dpdk_qos_ops pfc_qos_ops = {
     .qos_name = "pfc",
     .qos_construct = pfc_qos_construct,
     .qos_destruct = pfc_qos_destruct,
-    .qos_get = netdev_dpdk_pfc_qos_get,
-    .qos_is_equal = netdev_dpdk_pfc_qos_is_equal,
-    .qos_queue_construct = netdev_dpdk_pfc_qos_queue_construct,
-    .qos_queue_destruct = netdev_dpdk_pfc_qos_queue_destruct,
-    .qos_queue_get = netdev_dpdk_pfc_qos_queue_get,
+    .qos_get = pfc_qos_get,
+    .qos_is_equal = pfc_qos_is_equal,
+    .qos_queue_construct = pfc_qos_queue_construct,
+    .qos_queue_destruct = pfc_qos_queue_destruct,
+    .qos_queue_get = pfc_qos_queue_get,
     .qos_queue_dump_state_init = pfc_qos_queue_dump_state_init,
 };
 

@@ -1182,10 +1182,9 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
 /* dpdk_qos_ops 'qos_is_equal': returns true if the PFC object of 'conf' is
  * configured as 'details' would configure it. */
 bool
-netdev_dpdk_pfc_qos_is_equal(const struct qos_conf *conf,
+netdev_dpdk_pfc_qos_is_equal(const struct netdev_dpdk_pfc *pfc,
                              const struct smap *details)
 {
-    const struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_config cfg;
     char *err;
 
@@ -1217,9 +1216,10 @@ netdev_dpdk_pfc_qos_is_equal(const struct qos_conf *conf,
  * PFC object of 'conf' into 'details' (for ovs-appctl qos/show and
  * netdev_get_qos()).  Returns 0. */
 int
-netdev_dpdk_pfc_qos_get(const struct qos_conf *conf, struct smap *details)
+netdev_dpdk_pfc_qos_get(const struct netdev_dpdk_pfc *pfc,
+                        struct smap *details)
 {
-    pfc_config_to_smap(&netdev_dpdk_pfc_from_qos(conf)->cfg, details);
+    pfc_config_to_smap(&pfc->cfg, details);
     return 0;
 }
 
@@ -1353,9 +1353,9 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
  * or EINVAL, after logging why. */
 int
 netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
-                                    uint32_t queue_id, struct qos_conf *conf)
+                                    uint32_t queue_id,
+                                    struct netdev_dpdk_pfc *pfc)
 {
-    struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
     struct pfc_rings rings;
     struct pfc_remap r;
@@ -1401,9 +1401,9 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
  * class 'queue_id' (0..7; others are ignored) of the PFC object of 'conf':
  * its priorities return to the class of their own number. */
 void
-netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
+netdev_dpdk_pfc_qos_queue_destruct(struct netdev_dpdk_pfc *pfc,
+                                   uint32_t queue_id)
 {
-    struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
     struct pfc_rings rings;
     struct pfc_remap r;
@@ -1426,10 +1426,9 @@ netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *conf, uint32_t queue_id)
  * 'conf', those with priorities of their own ("priorities") or an ETS TSA
  * ("tsa", "tc-bw"), and returns how many. */
 size_t
-netdev_dpdk_pfc_qos_queues(const struct qos_conf *conf,
+netdev_dpdk_pfc_qos_queues(const struct netdev_dpdk_pfc *pfc,
                            uint32_t queues[NETDEV_DPDK_PFC_N_QUEUES])
 {
-    const struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     size_t n = 0;
 
     BUILD_ASSERT_DECL(NETDEV_DPDK_PFC_N_QUEUES == PFC_N_PRIOS);
@@ -1448,9 +1447,8 @@ netdev_dpdk_pfc_qos_queues(const struct qos_conf *conf,
  * EINVAL if 'queue_id' is not 0..7. */
 int
 netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
-                              const struct qos_conf *conf)
+                              const struct netdev_dpdk_pfc *pfc)
 {
-    const struct netdev_dpdk_pfc *pfc = netdev_dpdk_pfc_from_qos(conf);
     struct ds d = DS_EMPTY_INITIALIZER;
 
     if (queue_id >= PFC_N_PRIOS) {

@@ -106,22 +106,23 @@ void netdev_dpdk_pfc_port_stopping(uint16_t port_id);
 void netdev_dpdk_pfc_port_down(uint16_t port_id, uint8_t why, bool down);
 
 /* The members of netdev-dpdk's dpdk_qos_ops for QoS type pfc that need
- * nothing of netdev-dpdk but the PFC object of 'conf', which
- * netdev_dpdk_pfc_from_qos() (in lib/netdev-dpdk.c) returns. */
-struct qos_conf;
-struct netdev_dpdk_pfc *netdev_dpdk_pfc_from_qos(const struct qos_conf *);
-int netdev_dpdk_pfc_qos_get(const struct qos_conf *, struct smap *details);
-bool netdev_dpdk_pfc_qos_is_equal(const struct qos_conf *,
+ * nothing of netdev-dpdk but the PFC object, to which the adapters of
+ * lib/netdev-dpdk-pfc-qos.h pass it. */
+int netdev_dpdk_pfc_qos_get(const struct netdev_dpdk_pfc *,
+                            struct smap *details);
+bool netdev_dpdk_pfc_qos_is_equal(const struct netdev_dpdk_pfc *,
                                   const struct smap *details);
 int netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
-                                        uint32_t queue_id, struct qos_conf *);
-void netdev_dpdk_pfc_qos_queue_destruct(struct qos_conf *, uint32_t queue_id);
+                                        uint32_t queue_id,
+                                        struct netdev_dpdk_pfc *);
+void netdev_dpdk_pfc_qos_queue_destruct(struct netdev_dpdk_pfc *,
+                                        uint32_t queue_id);
 /* Traffic classes, and so Queue rows, of a "pfc" QoS at most. */
 #define NETDEV_DPDK_PFC_N_QUEUES 8
-size_t netdev_dpdk_pfc_qos_queues(const struct qos_conf *,
+size_t netdev_dpdk_pfc_qos_queues(const struct netdev_dpdk_pfc *,
                                   uint32_t queues[NETDEV_DPDK_PFC_N_QUEUES]);
 int netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
-                                  const struct qos_conf *);
+                                  const struct netdev_dpdk_pfc *);
 
 uint64_t netdev_dpdk_pfc_rx_begin(uint16_t port_id, int qid);
 int netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
