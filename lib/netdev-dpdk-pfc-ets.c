@@ -126,13 +126,27 @@ pfc_ets_log_errors(void)
     }
     pfc_ets_check_due = false;
     for (int id = 0; id < PFC_N_PORTS; id++) {
-        struct netdev_dpdk_pfc *pfc = pfc_ports[id].conf;
+        struct pfc_port *port = &pfc_ports[id];
+        char name[sizeof port->name];
+        char err[512];
+        bool due = false;
+
+        /* port->conf may be destroyed meanwhile by the RCU thread, which
+         * clears it under port->lock first: read it, and copy what is
+         * logged, under that lock, and log after it. */
+        rte_spinlock_lock(&port->lock);
+        struct netdev_dpdk_pfc *pfc = port->conf;
 
         if (pfc && pfc->ets_error && !pfc->ets_logged) {
-            VLOG_ERR("%s: QoS type pfc: %s; keeping the traffic classes' "
-                     "previous transmission selection", pfc_ports[id].name,
-                     pfc->ets_error);
+            ovs_strlcpy(err, pfc->ets_error, sizeof err);
+            ovs_strlcpy(name, port->name, sizeof name);
             pfc->ets_logged = true;
+            due = true;
+        }
+        rte_spinlock_unlock(&port->lock);
+        if (due) {
+            VLOG_ERR("%s: QoS type pfc: %s; keeping the traffic classes' "
+                     "previous transmission selection", name, err);
         }
     }
 }
