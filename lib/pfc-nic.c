@@ -41,6 +41,18 @@ pfc_response_bits(uint32_t tx_desc, uint32_t max_frame)
     return (uint64_t) tx_desc * ((uint64_t) max_frame + 20) * 8;
 }
 
+/* Returns the worst-case XOFF send delay, in bit times at the link speed,
+ * of a port with 'n_txq' tx queues (at least 1) of 'tx_desc' descriptors,
+ * sending frames of up to 'max_frame' bytes: the frames already in the
+ * ring of the tx queue that the XOFF joins leave first, and a NIC that
+ * serves its tx queues in turn sends as many from each of the others
+ * meanwhile (pfc_response_bits() of each ring).  0 if 'tx_desc' is 0. */
+uint64_t
+pfc_xoff_delay_bits(uint32_t tx_desc, uint32_t max_frame, uint32_t n_txq)
+{
+    return MAX(n_txq, 1) * pfc_response_bits(tx_desc, max_frame);
+}
+
 /* Returns the largest tx ring, in descriptors, whose worst-case response
  * (pfc_response_bits()) with 'max_frame'-byte frames stays within
  * PFC_RESPONSE_BOUND_BITS, but at least 1: one frame of up to 1772 bytes

@@ -469,6 +469,14 @@ test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(pfc_response_bits(1, 1522) <= PFC_RESPONSE_BOUND_BITS);
     ovs_assert(pfc_response_bits(0, 64) == 0);
 
+    /* The XOFF send delay: every tx queue's ring, served in turn. */
+    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 1)
+               == pfc_response_bits(2048, 1522));
+    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 0)
+               == pfc_response_bits(2048, 1522));
+    ovs_assert(pfc_xoff_delay_bits(1024, 9000, 3) == 3ULL * 1024 * 9020 * 8);
+    ovs_assert(pfc_xoff_delay_bits(0, 1522, 4) == 0);
+
     /* The bound in descriptors: 14336 / ((F + 20) * 8), at least 1. */
     ovs_assert(pfc_tx_ring_bound(1522) == 1);
     ovs_assert(pfc_tx_ring_bound(1772) == 1);     /* 1792 * 8 = 14336. */
