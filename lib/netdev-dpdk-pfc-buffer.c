@@ -144,17 +144,31 @@ pfc_port_pg_params(struct pfc_port *port, int prio,
 }
 
 /* Takes one shared cell for tx queue 't' from its cache, refilling the
- * cache from the pool, which has 'free' cells free, if it is empty. */
+ * cache from the pool if it is empty (pfc_buf_cache_take()).  The refill
+ * is sized on the pool's free cells at the moment it is taken, with a
+ * compare-and-swap: the free count that admission read for the batch may
+ * be stale by what other tx queues took since, and a refill sized on it
+ * would let the pool's count exceed its size by a chunk per tx queue
+ * instead of the one cell that pfc_buf_cache_take() allows. */
 static void
-pfc_buf_take_cell(struct pfc_txq *t, uint64_t free)
+pfc_buf_take_cell(struct pfc_txq *t)
 {
-    uint32_t take = pfc_buf_cache_take(&t->cache, free);
+    struct pfc_buf_cache c;
+    uint64_t shared, used;
+    uint32_t take;
 
-    if (take) {
-        uint64_t orig;
-
-        atomic_add_relaxed(&pfc_pool.used, take, &orig);
+    if (t->cache.credit) {
+        t->cache.credit--;
+        return;
     }
+    atomic_read_relaxed(&pfc_pool.shared, &shared);
+    atomic_read_relaxed(&pfc_pool.used, &used);
+    do {
+        c = t->cache;
+        take = pfc_buf_cache_take(&c, shared > used ? shared - used : 0);
+    } while (!atomic_compare_exchange_weak_relaxed(&pfc_pool.used, &used,
+                                                   used + take));
+    t->cache = c;
 }
 
 /* Gives 'cells' shared cells back to tx queue 't''s cache, and what the
@@ -227,7 +241,7 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         v = pfc_buf_admit(NULL, NULL, &pfc->eparams, &eg, free, h->len,
                           copy);
         if (v == PFC_BUF_SHARED) {
-            pfc_buf_take_cell(t, free);
+            pfc_buf_take_cell(t);
         }
         return v;
     }
@@ -235,7 +249,7 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     pfc_port_pg(in, h->prio, &g);
     v = pfc_buf_admit(&p, &g, &pfc->eparams, &eg, free, h->len, copy);
     if (v == PFC_BUF_SHARED) {
-        pfc_buf_take_cell(t, free);
+        pfc_buf_take_cell(t);
         atomic_add_relaxed(&in->buf.pg_cells[h->prio], 1, &orig);
     } else if (v == PFC_BUF_HEADROOM) {
         atomic_add_relaxed(&in->buf.pg_cells[h->prio], UINT64_C(1) << 32,
