@@ -136,7 +136,58 @@ assert v(3000, 2000, 1024, 0, over=0.02) == "FAIL"
     check "tshark: frames with opcode 0x0101, e[3]=1, time[3]=1234" \
         "$(awk '$4 == "0x0101" && $9 == 1 && $17 == 1234' <<<"$lines" \
            | wc -l)" -ge 5
+    harness_check
     [ "$FAILS" -eq 0 ]
+}
+
+# This harness's own rule, run on three tests made for it: a test that
+# fails once passes on its second run, and is named; one that fails twice
+# fails; a timeout is not run again; with PFC_TEST_RERUNS=0 nothing is.
+harness_check() {
+    local hs=$PFC_TMP/harness out rc
+    mkdir -p "$hs"
+    out=$(PFC_HARNESS_STATE=$hs PFC_TEST_RERUNS=2 PFC_TEST_TIMEOUT=3 \
+              "$PFC_REPO/tests/system/run.sh" "$OVS" harness_flaky \
+              harness_broken harness_slow 2>&1)
+    rc=$?
+    pfc_log "$out"
+    check "harness: a run with a failed test exits nonzero" "$rc" -ne 0
+    run_or_fail "harness: the flaky test is named after its first run" \
+        grep -q "^=== FAIL (first run): harness_flaky" <<<"$out"
+    run_or_fail "harness: the flaky test passes on its second run" \
+        grep -q "^=== PASS: harness_flaky" <<<"$out"
+    run_or_fail "harness: a test that fails twice fails" \
+        grep -q "^=== FAIL: harness_broken" <<<"$out"
+    run_or_fail "harness: a timeout is not run again" \
+        grep -q "^FAIL: harness_slow timed out after 3 s" <<<"$out"
+    check "harness: runs again of harness_slow" \
+        "$(grep -c "FAIL (first run): harness_slow" <<<"$out")" -eq 0
+    run_or_fail "harness: the tests run again are named at the end" \
+        grep -qx "failed once, then run again: harness_flaky harness_broken" \
+        <<<"$out"
+    run_or_fail "harness: the last line counts 1 passed, 2 failed" \
+        test "$(tail -n 1 <<<"$out")" = "1 passed, 2 failed"
+    rm -f "$hs"/*
+    out=$(PFC_HARNESS_STATE=$hs PFC_TEST_RERUNS=0 \
+              "$PFC_REPO/tests/system/run.sh" "$OVS" harness_flaky 2>&1)
+    run_or_fail "harness: with PFC_TEST_RERUNS=0 the flaky test fails" \
+        test "$(tail -n 1 <<<"$out")" = "0 passed, 1 failed"
+}
+
+# The tests that harness_check() runs, and nothing else: each fails
+# without PFC_HARNESS_STATE.  harness_flaky fails on its first run only.
+test_harness_flaky() {
+    [ -d "$PFC_HARNESS_STATE" ] || return 1
+    [ -e "$PFC_HARNESS_STATE/flaky" ] && return 0
+    touch "$PFC_HARNESS_STATE/flaky"
+    return 1
+}
+test_harness_broken() {
+    return 1
+}
+test_harness_slow() {
+    [ -d "$PFC_HARNESS_STATE" ] || return 1
+    exec sleep 30               # So that the time limit's signal ends it.
 }
 
 # Pause honoured per priority.  B pauses p3 at dpdk-b; A sends p0 (tagged
