@@ -239,7 +239,7 @@ pfc_port_publish(struct pfc_port *port, uint64_t now)
     uint64_t max = 0;
 
 #ifdef HAVE_USDT_PROBES
-    atomic_store_relaxed(&port->pause_read, now);   /* Probe "paused". */
+    atomic_store_relaxed(&port->rx.pause_read, now);   /* Probe "paused". */
 #else
     (void) now;
 #endif

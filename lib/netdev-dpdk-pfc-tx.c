@@ -157,7 +157,7 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
 
         /* First decision on this tx queue that honours a new pause, and the
          * TSC at which the frame that set it was read. */
-        atomic_read_relaxed(&port->pause_read, &read);
+        atomic_read_relaxed(&port->rx.pause_read, &read);
         OVS_USDT_PROBE(netdev_dpdk_pfc, paused, (int) (port - pfc_ports),
                        (int) (t - pfc->txq), blocked & ~t->blocked, read,
                        now);
@@ -308,7 +308,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             if (frame.enable & (1u << n) && frame.time[n] && !xoff) {
                 xoff = frame.time[n];
-                atomic_read_relaxed(&port->xoff_crossed[n], &crossed);
+                atomic_read_relaxed(&port->buf.xoff_crossed[n], &crossed);
             }
         }
         OVS_USDT_PROBE(netdev_dpdk_pfc, tx_frame, (int) (port - pfc_ports),
@@ -826,7 +826,8 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     if (v == PFC_BUF_HEADROOM && h.in_port != UINT16_MAX) {
         /* Reported by the probe "tx_frame" of the XOFF that follows, so
          * that no probe runs between the two. */
-        atomic_store_relaxed(&pfc_ports[h.in_port].xoff_crossed[prio], now);
+        atomic_store_relaxed(&pfc_ports[h.in_port].buf.xoff_crossed[prio],
+                             now);
     }
 #else
     (void) now;
