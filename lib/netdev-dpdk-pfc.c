@@ -43,9 +43,15 @@
  *   lib/netdev-dpdk-pfc-ports.c    pfc_ports[], the per-port state.
  *   lib/netdev-dpdk-pfc-show.c     Statistics and pfc/show.
  *   lib/netdev-dpdk-pfc-private.h  What they share.
+ *   lib/netdev-dpdk-pfc-qos.h      The adapters between netdev-dpdk's QoS
+ *                                  framework and the QoS objects, included
+ *                                  by lib/netdev-dpdk.c.
  *
  * Terms
  * -----
+ *
+ * The words of lib/pfc.h's glossary (hold, admit, charge, release, finish,
+ * retire, ...) mean the same here.
  *
  * Traffic class queue: a FIFO of packets of one traffic class that wait to be
  *     handed to the NIC, because their class is paused by the link partner
