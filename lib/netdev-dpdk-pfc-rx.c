@@ -360,8 +360,9 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
  * in 'pkts' at mark offset 'off' (at least 0) with the priority that the
  * rule 'trust', 'def', 'map' (pfc_classify__()) gives it, and returns true
  * if any of them may be a MAC Control frame, or an LLDPDU while 'lldp' (DCBX
- * runs on the port): then the batch takes pfc_rx_consume().  Inlined with a
- * constant 'trust', so that each trust mode gets a loop of its own. */
+ * runs on the port): then the batch takes pfc_rx_consume().  Called with a
+ * constant 'trust', so that the compiler can give each trust mode a loop of
+ * its own. */
 static inline bool
 pfc_rx_mark(int trust, int def, const uint8_t *map, int off, bool lldp,
             struct rte_mbuf **pkts, int cnt)
