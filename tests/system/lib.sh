@@ -556,6 +556,20 @@ pfc_stat() {
     echo "${v:-absent}"
 }
 
+# pfc_stat_until IFACE KEY BASE MIN: refreshes the statistics until KEY of
+# IFACE is at least BASE + MIN, for up to 3 s (the bridge writes them to the
+# database some time after a refresh, later on a loaded machine); prints
+# the last value read, or "absent".
+pfc_stat_until() {
+    local v i
+    for i in $(seq 10); do
+        pfc_stats_refresh
+        v=$(pfc_stat "$1" "$2")
+        [ "$v" != absent ] && [ "$v" -ge $(($3 + $4)) ] && break
+    done
+    echo "$v"
+}
+
 # pfc_stats IFACE: all statistics of IFACE, KEY=VALUE one a line, refreshed.
 pfc_stats() {
     pfc_stats_refresh

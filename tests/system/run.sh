@@ -150,7 +150,7 @@ harness_check() {
               "$PFC_REPO/tests/system/run.sh" "$OVS" harness_flaky \
               harness_broken harness_slow 2>&1)
     rc=$?
-    pfc_log "$out"
+    pfc_log "$(sed "s/^/  harness | /" <<<"$out")"
     check "harness: a run with a failed test exits nonzero" "$rc" -ne 0
     run_or_fail "harness: the flaky test is named after its first run" \
         grep -q "^=== FAIL (first run): harness_flaky" <<<"$out"
@@ -1063,9 +1063,8 @@ test_down_releases() {
         "$(awk '$9 == 1 && $17 > 0' <<<"$lines" | wc -l)" -ge 1
     check "tshark: the last PFC frame is an XON for p3 (time[3] of last)" \
         "$(tail -1 <<<"$lines" | awk '{print $17}')" -eq 0
-    pfc_stats_refresh
-    drop1=$(pfc_stat dpdk-b tx_dropped)
-    hd1=$(pfc_stat dpdk-b pfc_hold_drops_p3)
+    hd1=$(pfc_stat_until dpdk-b pfc_hold_drops_p3 "$hd0" 100)
+    drop1=$(pfc_stat_until dpdk-b tx_dropped "$drop0" 100)
     check_stat_delta "dpdk-b tx_dropped" "$drop0" "$drop1" -ge 100
     check_stat_delta "dpdk-b pfc_hold_drops_p3" "$hd0" "$hd1" -eq 100
     run_or_fail "log: dpdk-b went down for PFC" \
