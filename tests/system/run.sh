@@ -2513,6 +2513,11 @@ test_vhost_queue_disabled() {
     pfc_stats_refresh
     check "vhost0 pfc_hold_drops_p3" \
         "$(pfc_stat vhost0 pfc_hold_drops_p3)" -eq 0
+    # The tx queue that the move emptied, and the one that then sent it
+    # all, gave their cached cells of the shared pool back.
+    check "shared cells taken by tx queues once nothing is held" \
+        "$(pfc_appctl pfc/buffer \
+           | sed -n 's/.* (\([0-9]*\) taken by tx queues.*/\1/p')" -eq 0
     pfc_log "queue pair 1 disabled: $moved held frames moved to pair 0"
     [ "$FAILS" -eq 0 ]
 }
