@@ -50,14 +50,23 @@ netdev_dpdk_pfc_from_qos(const struct qos_conf *conf)
     return CONTAINER_OF(conf, struct pfc_qos_conf, qos_conf)->pfc;
 }
 
+/* Returns 'conf' as a QoS object of type pfc, or NULL if it is NULL or of
+ * another type. */
+static struct pfc_qos_conf *
+pfc_qos_conf_cast(struct qos_conf *conf)
+{
+    return (conf && conf->ops == &pfc_qos_ops
+            ? CONTAINER_OF(conf, struct pfc_qos_conf, qos_conf) : NULL);
+}
+
 /* Returns the PFC object of 'dev', or NULL if its QoS type is not pfc. */
 static struct netdev_dpdk_pfc *
 netdev_dpdk_pfc(const struct netdev_dpdk *dev)
 {
-    struct qos_conf *conf = ovsrcu_get(struct qos_conf *, &dev->qos_conf);
+    struct pfc_qos_conf *pqc
+        = pfc_qos_conf_cast(ovsrcu_get(struct qos_conf *, &dev->qos_conf));
 
-    return (conf && conf->ops == &pfc_qos_ops
-            ? netdev_dpdk_pfc_from_qos(conf) : NULL);
+    return pqc ? pqc->pfc : NULL;
 }
 
 static int
@@ -130,12 +139,11 @@ pfc_qos_replace(struct netdev_dpdk *dev OVS_UNUSED, struct qos_conf *old,
                 struct qos_conf *new)
     OVS_REQUIRES(dev->mutex)
 {
-    struct pfc_qos_conf *pqc;
+    struct pfc_qos_conf *pqc = pfc_qos_conf_cast(old);
 
-    if (!old || old->ops != &pfc_qos_ops) {
+    if (!pqc) {
         return false;
     }
-    pqc = CONTAINER_OF(old, struct pfc_qos_conf, qos_conf);
     if (pqc->replacement) {
         /* Never published. */
         pqc->replacement->ops->qos_destruct(pqc->replacement);
@@ -153,28 +161,35 @@ pfc_qos_replace(struct netdev_dpdk *dev OVS_UNUSED, struct qos_conf *old,
     return false;
 }
 
+/* Makes the QoS object kept for the retiring 'pqc' the QoS object of 'dev',
+ * and destroys 'pqc' once no thread can use it (RCU). */
+static void
+pfc_qos_succeed_retired(struct netdev_dpdk *dev, struct pfc_qos_conf *pqc)
+{
+    ovsrcu_set(&dev->qos_conf, pqc->replacement);
+    pqc->replacement = NULL;
+    ovsrcu_postpone(pfc_qos_destruct, &pqc->qos_conf);
+}
+
 /* With the port's tx queues idle: a retiring PFC object sends what it owes
  * and is replaced; on deletion ('closing'), it sends its XON. */
 static void
 pfc_qos_finish(struct netdev_dpdk *dev, bool closing)
 {
-    struct qos_conf *conf = ovsrcu_get(struct qos_conf *, &dev->qos_conf);
+    struct pfc_qos_conf *pqc
+        = pfc_qos_conf_cast(ovsrcu_get(struct qos_conf *, &dev->qos_conf));
     struct rte_mempool *mp = (dev->started && dev->dpdk_mp
                               ? dev->dpdk_mp->mp : NULL);
     int vid = dev->type == DPDK_DEV_VHOST ? netdev_dpdk_get_vid(dev) : -1;
-    struct pfc_qos_conf *pqc;
 
-    if (!conf || conf->ops != &pfc_qos_ops) {
+    if (!pqc) {
         return;
     }
-    pqc = CONTAINER_OF(conf, struct pfc_qos_conf, qos_conf);
     if (closing) {
         netdev_dpdk_pfc_finish(pqc->pfc, mp, vid, false);
     } else if (pqc->retiring) {
         netdev_dpdk_pfc_finish(pqc->pfc, mp, vid, true);
-        ovsrcu_set(&dev->qos_conf, pqc->replacement);
-        pqc->replacement = NULL;
-        ovsrcu_postpone(pfc_qos_destruct, conf);
+        pfc_qos_succeed_retired(dev, pqc);
     }
 }
 
@@ -258,17 +273,11 @@ static void
 pfc_qos_retire_run(struct netdev_dpdk *dev)
     OVS_REQUIRES(dev->mutex)
 {
-    struct qos_conf *conf = ovsrcu_get(struct qos_conf *, &dev->qos_conf);
-    struct pfc_qos_conf *pqc;
+    struct pfc_qos_conf *pqc
+        = pfc_qos_conf_cast(ovsrcu_get(struct qos_conf *, &dev->qos_conf));
 
-    if (!conf || conf->ops != &pfc_qos_ops) {
-        return;
-    }
-    pqc = CONTAINER_OF(conf, struct pfc_qos_conf, qos_conf);
-    if (pqc->retiring && netdev_dpdk_pfc_retire_run(pqc->pfc)) {
-        ovsrcu_set(&dev->qos_conf, pqc->replacement);
-        pqc->replacement = NULL;
-        ovsrcu_postpone(pfc_qos_destruct, conf);
+    if (pqc && pqc->retiring && netdev_dpdk_pfc_retire_run(pqc->pfc)) {
+        pfc_qos_succeed_retired(dev, pqc);
         if (dev->type == DPDK_DEV_ETH
             && netdev_dpdk_txq_size(dev, false) != dev->txq_size) {
             netdev_request_reconfigure(&dev->up);

@@ -806,13 +806,15 @@ pfc_show_tx(struct ds *ds, const struct pfc_show_snap *snap)
     /* The other direction: an XOFF waits behind the data tx rings. */
     uint64_t xoff = pfc_xoff_delay_bits(port->hw.txq_size,
                                         port->hw.max_frame, snap->n_txq);
+    /* In double: bit times times 10^9 overflow 64 bits with many large
+     * rings. */
     ds_put_format(ds, "  xoff send delay: worst case %"PRIu64" bit times, "
                   "%"PRIu64" ns at link speed (behind %"PRIu32" tx "
                   "descriptors on each of %d tx queues): up to %"PRIu64
                   " bytes that the link partner sends meanwhile, which the "
                   "headroom does not count\n", xoff,
-                  xoff * 1000000000 / speed, port->hw.txq_size,
-                  MAX(snap->n_txq, 1), xoff / 8);
+                  (uint64_t) ((double) xoff * 1e9 / speed),
+                  port->hw.txq_size, MAX(snap->n_txq, 1), xoff / 8);
     ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
                   "queue per class per tx queue)\n", snap->n_rxq,
                   snap->n_txq);

@@ -1063,8 +1063,9 @@ pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                   const struct pfc_send_facts *f, struct rte_mbuf **pkts,
                   int cnt, uint64_t now, struct pfc_send_tally *s)
 {
+    ovs_assert(cnt <= PFC_TX_BURST);    /* A datapath batch, decided whole. */
     pfc_tally_prios(s);
-    return pfc_send_apply(pfc, t, f, pkts, MIN(cnt, PFC_TX_BURST), now, s);
+    return pfc_send_apply(pfc, t, f, pkts, cnt, now, s);
 }
 
 /* The 'cnt' packets in 'pkts' (at most PFC_TX_BURST), prepared, were
@@ -1127,8 +1128,9 @@ pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 
     atomic_read_relaxed(&pfc->port->down, &down);
     f->down = down;
+    ovs_assert(cnt <= PFC_TX_BURST);
     pfc_tally_prios(s);
-    pfc_send_tx_full__(pfc, t, f, pkts, MIN(cnt, PFC_TX_BURST), now, s);
+    pfc_send_tx_full__(pfc, t, f, pkts, cnt, now, s);
 }
 
 /* Adds what one pfc_send__() call on tx queue 't' of 'pfc' tallied in 's'

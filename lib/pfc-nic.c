@@ -46,7 +46,11 @@ pfc_response_bits(uint32_t tx_desc, uint32_t max_frame)
  * sending frames of up to 'max_frame' bytes: the frames already in the
  * ring of the tx queue that the XOFF joins leave first, and a NIC that
  * serves its tx queues in turn sends as many from each of the others
- * meanwhile (pfc_response_bits() of each ring).  0 if 'tx_desc' is 0. */
+ * meanwhile (pfc_response_bits() of each ring).  0 if 'tx_desc' is 0.
+ * Seed 000 4.6 bounds the delay of the response to a received PFC frame;
+ * this is the same ring's delay on the XOFF that this switch sends, which
+ * adds to the headroom of the delay model of seed 000 Annex A
+ * (lib/pfc-headroom.h), which does not count it. */
 uint64_t
 pfc_xoff_delay_bits(uint32_t tx_desc, uint32_t max_frame, uint32_t n_txq)
 {
