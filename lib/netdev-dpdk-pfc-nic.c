@@ -18,11 +18,13 @@
  * the opening comment of lib/netdev-dpdk-pfc.c describes the threads and
  * locks): its link speed, its tx ring limits, MAC Control frames passed to
  * the switch rather than acted on, and the NIC's own flow control given
- * back when PFC leaves the port.  mac-control-queue is
+ * back when PFC leaves the port, and a tx queue of their own for the PFC
+ * frames that the switch sends.  mac-control-queue is
  * lib/netdev-dpdk-pfc-steer.c's. */
 
 #include <config.h>
 #include "netdev-dpdk-pfc-private.h"
+#include "netdev-dpdk-pfc.h"
 
 #include <errno.h>
 #include <string.h>
@@ -147,4 +149,54 @@ pfc_nic_restore(struct pfc_port *port)
     }
     port->hw.nic_saved = false;
     port->hw.allmulti_by_pfc = false;
+}
+
+/* netdev-dpdk is about to configure DPDK ethernet port 'port_id', whose
+ * driver 'driver' allows 'max_txq' tx queues, with the 'n_txq' tx queues
+ * that the datapath uses.  Returns 1 if it should set up one more, the last,
+ * for the PFC frames that this switch sends (pfc_ctrl_txq_want()), or 0.
+ * Whether or not the port has QoS pfc: PFC can then be applied later
+ * without a port restart.  Until netdev_dpdk_pfc_ctrl_txq_claim(), PFC
+ * frames have no tx queue of their own.  Main thread, while no transmit
+ * thread uses the port. */
+int
+netdev_dpdk_pfc_ctrl_txq_ask(uint16_t port_id, const char *driver,
+                             uint16_t max_txq, int n_txq)
+{
+    struct pfc_port *port;
+
+    if (port_id >= RTE_MAX_ETHPORTS || n_txq <= 0) {
+        return 0;
+    }
+    netdev_dpdk_pfc_ports_init();
+    port = &pfc_ports[port_id];
+    atomic_store_relaxed(&port->hw.ctrl_txq, -1);
+    port->hw.max_txq = max_txq;
+    port->hw.ctrl_asked = pfc_ctrl_txq_want(driver, pfc_driver_quirks(driver),
+                                            n_txq, max_txq);
+    return port->hw.ctrl_asked;
+}
+
+/* netdev-dpdk configured port 'port_id' with '*n_txq' tx queues, having
+ * asked for 'asked', which includes the one that
+ * netdev_dpdk_pfc_ctrl_txq_ask() returned.  If that one was asked and set
+ * up, keeps the last tx queue for PFC frames and takes it off '*n_txq',
+ * which the datapath then uses; otherwise PFC frames join the data tx
+ * queues (a driver that sets up fewer tx queues than asked).  Main
+ * thread. */
+void
+netdev_dpdk_pfc_ctrl_txq_claim(uint16_t port_id, int asked, int *n_txq)
+{
+    struct pfc_port *port;
+
+    if (port_id >= RTE_MAX_ETHPORTS) {
+        return;
+    }
+    port = &pfc_ports[port_id];
+    if (port->hw.ctrl_asked && *n_txq == asked && asked > 1) {
+        (*n_txq)--;
+        atomic_store_relaxed(&port->hw.ctrl_txq, *n_txq);
+        VLOG_DBG("port %"PRIu16": tx queue %d is the PFC frames' own",
+                 port_id, *n_txq);
+    }
 }

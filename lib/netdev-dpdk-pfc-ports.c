@@ -30,7 +30,8 @@
 
 struct pfc_port pfc_ports[PFC_N_PORTS];
 
-/* Initializes pfc_ports[] once: their locks, and no mac-control-queue. */
+/* Initializes pfc_ports[] once: their locks, no mac-control-queue and no
+ * tx queue for PFC frames. */
 void
 netdev_dpdk_pfc_ports_init(void)
 {
@@ -40,6 +41,8 @@ netdev_dpdk_pfc_ports_init(void)
         for (int i = 0; i < PFC_N_PORTS; i++) {
             rte_spinlock_init(&pfc_ports[i].lock);
             atomic_init(&pfc_ports[i].hw.mcq_queue, -1);
+            atomic_init(&pfc_ports[i].hw.ctrl_txq, -1);
+            rte_spinlock_init(&pfc_ports[i].hw.ctrl_lock);
         }
         ovsthread_once_done(&once);
     }

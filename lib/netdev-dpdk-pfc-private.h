@@ -131,6 +131,21 @@ struct pfc_port_hw {
                                          * rte_flow rule PFC creates on the
                                          * port, and the only one it destroys.
                                          * Main thread only. */
+    /* A tx queue of their own for the PFC frames this switch sends
+     * (pfc_ctrl_txq_want()), beyond those of the datapath, so that an XOFF
+     * never waits behind a data tx ring.  Written by the main thread while
+     * netdev-dpdk configures the port, when no transmit thread uses it
+     * (netdev_dpdk_pfc_ctrl_txq_ask(), _claim()). */
+    atomic_int ctrl_txq;                /* That tx queue, or -1: PFC frames
+                                         * join the sender's data tx
+                                         * queue. */
+    bool ctrl_asked;                    /* One more tx queue was asked. */
+    atomic_uint64_t ctrl_sent;          /* PFC frames sent on ctrl_txq. */
+    uint16_t max_txq;                   /* The driver's tx queues, most. */
+    rte_spinlock_t ctrl_lock;           /* Serializes sends on ctrl_txq:
+                                         * taken only by trylock, a thread
+                                         * that finds it taken sends its
+                                         * PFC frame on its next call. */
     struct pfc_mac_control_answers nic; /* [L] What the NIC was asked at the
                                          * last bind, and answered. */
     /* The NIC's state before PFC first asked it anything, restored when PFC

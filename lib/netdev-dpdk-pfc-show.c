@@ -803,18 +803,39 @@ pfc_show_tx(struct ds *ds, const struct pfc_show_snap *snap)
     }
     ds_put_char(ds, '\n');
 
-    /* The other direction: an XOFF waits behind the data tx rings. */
+    /* The other direction: an XOFF waits behind the data tx rings, or,
+     * on a tx queue of its own, behind a frame of each. */
+    int cq;
+    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->hw.ctrl_txq,
+                        &cq);
     uint64_t xoff = pfc_xoff_delay_bits(port->hw.txq_size,
-                                        port->hw.max_frame, snap->n_txq);
+                                        port->hw.max_frame, snap->n_txq,
+                                        cq >= 0);
     /* In double: bit times times 10^9 overflow 64 bits with many large
      * rings. */
     ds_put_format(ds, "  xoff send delay: worst case %"PRIu64" bit times, "
-                  "%"PRIu64" ns at link speed (behind %"PRIu32" tx "
-                  "descriptors on each of %d tx queues): up to %"PRIu64
-                  " bytes that the link partner sends meanwhile, which the "
-                  "headroom does not count\n", xoff,
-                  (uint64_t) ((double) xoff * 1e9 / speed),
-                  port->hw.txq_size, MAX(snap->n_txq, 1), xoff / 8);
+                  "%"PRIu64" ns at link speed (", xoff,
+                  (uint64_t) ((double) xoff * 1e9 / speed));
+    if (cq >= 0) {
+        uint64_t sent;
+
+        atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
+                            ->hw.ctrl_sent, &sent);
+        ds_put_format(ds, "on tx queue %d, the PFC frames' own, %"PRIu64
+                      " sent there, behind at most one frame of each of %d "
+                      "tx queues)", cq, sent, MAX(snap->n_txq, 1));
+    } else {
+        ds_put_format(ds, "behind %"PRIu32" tx descriptors on each of %d tx "
+                      "queues; %s)", port->hw.txq_size, MAX(snap->n_txq, 1),
+                      port->hw.max_txq > snap->n_txq
+                      ? "the driver is not known to send MAC Control "
+                        "frames from a tx queue of their own"
+                      : "the driver has no tx queue to spare for PFC "
+                        "frames");
+    }
+    ds_put_format(ds, ": up to %"PRIu64" bytes that the link partner sends "
+                  "meanwhile, which the headroom does not count\n",
+                  xoff / 8);
     ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
                   "queue per class per tx queue)\n", snap->n_rxq,
                   snap->n_txq);

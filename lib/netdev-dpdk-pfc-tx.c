@@ -241,11 +241,45 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
     return false;
 }
 
-/* Sends on tx queue 'qid', ahead of any data, the XOFF or XON that the
- * ingress buffer occupancy of the port of 'pfc' calls for at TSC 'now'.
- * The decision is taken under port->lock, so that one thread sends each
- * frame; the mbuf is allocated and sent outside it.  The caller holds the
- * lock of tx queue 'qid'. */
+/* Hands PFC frame 'm' to the NIC of 'port': on the PFC frames' own tx
+ * queue if the port has one (port->hw.ctrl_txq), else on data tx queue
+ * 'qid', whose lock the caller holds, behind the data in its ring.  Returns
+ * true if the NIC took it.  Returns false with '*busy' true if another
+ * thread was sending on the PFC frames' own tx queue: the caller tries
+ * again on its next call rather than wait. */
+static bool
+pfc_tx_control_send(struct pfc_port *port, int qid, struct rte_mbuf *m,
+                    bool *busy)
+{
+    uint16_t port_id = port - pfc_ports;
+    uint16_t sent;
+    int cq;
+
+    *busy = false;
+    atomic_read_relaxed(&port->hw.ctrl_txq, &cq);
+    if (cq < 0) {
+        return rte_eth_tx_burst(port_id, qid, &m, 1) == 1;
+    }
+    if (!rte_spinlock_trylock(&port->hw.ctrl_lock)) {
+        *busy = true;
+        return false;
+    }
+    sent = rte_eth_tx_burst(port_id, cq, &m, 1);
+    rte_spinlock_unlock(&port->hw.ctrl_lock);
+    if (sent) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&port->hw.ctrl_sent, 1, &orig);
+    }
+    return sent == 1;
+}
+
+/* Sends, ahead of any data, the XOFF or XON that the ingress buffer
+ * occupancy of the port of 'pfc' calls for at TSC 'now': on the PFC frames'
+ * own tx queue where the port has one, else on tx queue 'qid'
+ * (pfc_tx_control_send()).  The decision is taken under port->lock, so that
+ * one thread sends each frame; the mbuf is allocated and sent outside it.
+ * The caller holds the lock of tx queue 'qid'. */
 static void
 pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                uint64_t now)
@@ -255,6 +289,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     struct pfc_frame frame;
     struct rte_mbuf *m = NULL;
     struct eth_addr mac;
+    bool busy = false;
     bool due;
 
     uint64_t free;
@@ -276,7 +311,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     m = mp ? rte_pktmbuf_alloc(mp) : NULL;
     if (m) {
         pfc_frame_encode(rte_pktmbuf_append(m, PFC_FRAME_LEN), &mac, &frame);
-        if (rte_eth_tx_burst(port - pfc_ports, qid, &m, 1) != 1) {
+        if (!pfc_tx_control_send(port, qid, m, &busy)) {
             rte_pktmbuf_free(m);
             m = NULL;
         }
@@ -315,7 +350,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                        qid, frame.enable, xoff, crossed,
                        rte_get_tsc_cycles());
 #endif
-    } else {
+    } else if (!busy) {
         VLOG_WARN_RL(&rl, "%s: could not send PFC frame, will retry",
                      port->name);
     }

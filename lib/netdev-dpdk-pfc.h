@@ -98,6 +98,9 @@ uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
                                   uint32_t interface_size, uint32_t mtu,
                                   bool commit);
 void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
+int netdev_dpdk_pfc_ctrl_txq_ask(uint16_t port_id, const char *driver,
+                                 uint16_t max_txq, int n_txq);
+void netdev_dpdk_pfc_ctrl_txq_claim(uint16_t port_id, int asked, int *n_txq);
 void netdev_dpdk_pfc_port_stopping(uint16_t port_id);
 
 /* Why a DPDK port is down, for netdev_dpdk_pfc_port_down(). */

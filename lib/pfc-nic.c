@@ -42,19 +42,66 @@ pfc_response_bits(uint32_t tx_desc, uint32_t max_frame)
 }
 
 /* Returns the worst-case XOFF send delay, in bit times at the link speed,
- * of a port with 'n_txq' tx queues (at least 1) of 'tx_desc' descriptors,
- * sending frames of up to 'max_frame' bytes: the frames already in the
- * ring of the tx queue that the XOFF joins leave first, and a NIC that
- * serves its tx queues in turn sends as many from each of the others
- * meanwhile (pfc_response_bits() of each ring).  0 if 'tx_desc' is 0.
+ * of a port with 'n_txq' data tx queues (at least 1) of 'tx_desc'
+ * descriptors, sending frames of up to 'max_frame' bytes, to which a NIC
+ * gives turns in round robin, a frame each (as NICs serve tx queues of one
+ * traffic class):
+ *
+ *   - 'own_txq' false: the XOFF joins a data tx queue.  The frames already
+ *     in its ring leave first, and as many from each of the other data tx
+ *     queues meanwhile: 'n_txq' times pfc_response_bits().  0 if 'tx_desc'
+ *     is 0.
+ *
+ *   - 'own_txq' true: the XOFF has a tx queue of its own
+ *     (pfc_ctrl_txq_want()).  At most one frame of each data tx queue
+ *     leaves before it, and at most one PFC frame per data tx queue's
+ *     transmit thread is ahead of it in its own ring: 'n_txq' frames of
+ *     'max_frame' bytes and 'n_txq' PFC frames of 64 bytes with their FCS,
+ *     each with 20 bytes of preamble and inter-packet gap.
+ *
  * Seed 000 4.6 bounds the delay of the response to a received PFC frame;
- * this is the same ring's delay on the XOFF that this switch sends, which
+ * this is the same rings' delay on the XOFF that this switch sends, which
  * adds to the headroom of the delay model of seed 000 Annex A
  * (lib/pfc-headroom.h), which does not count it. */
 uint64_t
-pfc_xoff_delay_bits(uint32_t tx_desc, uint32_t max_frame, uint32_t n_txq)
+pfc_xoff_delay_bits(uint32_t tx_desc, uint32_t max_frame, uint32_t n_txq,
+                    bool own_txq)
 {
-    return MAX(n_txq, 1) * pfc_response_bits(tx_desc, max_frame);
+    uint64_t n = MAX(n_txq, 1);
+
+    if (own_txq) {
+        return n * (pfc_response_bits(1, max_frame)
+                    + pfc_response_bits(1, PFC_FRAME_LEN + 4));
+    }
+    return n * pfc_response_bits(tx_desc, max_frame);
+}
+
+/* Returns true if a port whose DPDK driver is 'driver', known for 'quirks'
+ * (enum pfc_driver_quirk), should get one tx queue more than the 'n_txq'
+ * that the datapath uses, for the PFC frames that this switch sends, so
+ * that an XOFF never waits behind a data tx ring (pfc_xoff_delay_bits()):
+ * the driver allows more than 'n_txq' tx queues ('max_txq'), and sends
+ * MAC Control frames (a virtual device whose tx queues are independent
+ * rings or sockets, or a physical NIC known to forward them that does not
+ * drop them on transmit).  The datapath never sees that tx queue. */
+bool
+pfc_ctrl_txq_want(const char *driver, uint8_t quirks, uint32_t n_txq,
+                  uint32_t max_txq)
+{
+    static const char *const independent[] = {
+        "net_af_packet", "net_null", "net_pcap", "net_ring",
+    };
+    bool ok = false;
+
+    if (!driver || !n_txq || max_txq <= n_txq) {
+        return false;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(independent); i++) {
+        ok = ok || !strcmp(driver, independent[i]);
+    }
+    return ok || ((quirks & PFC_QUIRK_FORWARDS)
+                  && !(quirks & (PFC_QUIRK_IGNORES_FWD
+                                 | PFC_QUIRK_TX_DROPS)));
 }
 
 /* Returns the largest tx ring, in descriptors, whose worst-case response

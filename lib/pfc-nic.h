@@ -36,12 +36,15 @@
 #define PFC_RESPONSE_BOUND_BITS 14336   /* Bit times, plus the PHY delay. */
 uint64_t pfc_response_bits(uint32_t tx_desc, uint32_t max_frame);
 
-/* Worst-case delay, in bit times, before a PFC frame that this switch hands
- * to a data tx queue leaves the port (the XOFF send delay).  The link
- * partner goes on sending meanwhile, so the headroom that an XOFF needs
- * grows by as much; the headroom of lib/pfc-headroom.h does not count it. */
+/* Worst-case delay, in bit times, before a PFC frame that this switch
+ * sends leaves the port (the XOFF send delay): behind the data tx rings,
+ * or, on a tx queue of its own, behind a frame of each.  The link partner
+ * goes on sending meanwhile, so the headroom that an XOFF needs grows by as
+ * much; the headroom of lib/pfc-headroom.h does not count it. */
 uint64_t pfc_xoff_delay_bits(uint32_t tx_desc, uint32_t max_frame,
-                             uint32_t n_txq);
+                             uint32_t n_txq, bool own_txq);
+bool pfc_ctrl_txq_want(const char *driver, uint8_t quirks, uint32_t n_txq,
+                       uint32_t max_txq);
 
 /* What a DPDK driver accepts as the size of a tx ring (rte_eth_dev_info's
  * tx_desc_lim), for pfc_tx_ring_size(). */

@@ -469,13 +469,41 @@ test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(pfc_response_bits(1, 1522) <= PFC_RESPONSE_BOUND_BITS);
     ovs_assert(pfc_response_bits(0, 64) == 0);
 
-    /* The XOFF send delay: every tx queue's ring, served in turn. */
-    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 1)
+    /* The XOFF send delay on a data tx queue: every tx queue's ring,
+     * served in turn. */
+    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 1, false)
                == pfc_response_bits(2048, 1522));
-    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 0)
+    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 0, false)
                == pfc_response_bits(2048, 1522));
-    ovs_assert(pfc_xoff_delay_bits(1024, 9000, 3) == 3ULL * 1024 * 9020 * 8);
-    ovs_assert(pfc_xoff_delay_bits(0, 1522, 4) == 0);
+    ovs_assert(pfc_xoff_delay_bits(1024, 9000, 3, false)
+               == 3ULL * 1024 * 9020 * 8);
+    ovs_assert(pfc_xoff_delay_bits(0, 1522, 4, false) == 0);
+    /* On a tx queue of its own: a frame of each data tx queue, and a PFC
+     * frame (64 + 20 bytes on the wire) per transmit thread, whatever the
+     * rings: 2 x (1542 + 84) x 8 = 26,016 bit times, 2.6 us at 10 Gb/s,
+     * against 5.05 ms behind two rings of 2,048. */
+    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 2, true) == 2 * 1626 * 8);
+    ovs_assert(pfc_xoff_delay_bits(65535, 1522, 2, true) == 2 * 1626 * 8);
+    ovs_assert(pfc_xoff_delay_bits(2048, 9022, 1, true) == 9126 * 8);
+    ovs_assert(pfc_xoff_delay_bits(2048, 1522, 0, true) == 1626 * 8);
+
+    /* A tx queue of its own: only where the driver has one to spare, and
+     * only on a driver that sends MAC Control frames. */
+    ovs_assert(pfc_ctrl_txq_want("net_af_packet", 0, 3, 4));
+    ovs_assert(!pfc_ctrl_txq_want("net_af_packet", 0, 3, 3));
+    ovs_assert(!pfc_ctrl_txq_want("net_af_packet", 0, 1, 1));
+    ovs_assert(pfc_ctrl_txq_want("net_null", 0, 3, 1024));
+    ovs_assert(!pfc_ctrl_txq_want("net_virtio_user", 0, 3, 8));
+    ovs_assert(!pfc_ctrl_txq_want("net_null", 0, 0, 1024));
+    ovs_assert(!pfc_ctrl_txq_want(NULL, 0, 3, 1024));
+    ovs_assert(pfc_ctrl_txq_want("net_ixgbe",
+                                 pfc_driver_quirks("net_ixgbe"), 3, 64));
+    ovs_assert(!pfc_ctrl_txq_want("net_i40e",
+                                  pfc_driver_quirks("net_i40e"), 3, 64));
+    ovs_assert(!pfc_ctrl_txq_want("mlx5_pci",
+                                  pfc_driver_quirks("mlx5_pci"), 3, 64));
+    ovs_assert(!pfc_ctrl_txq_want("net_bnxt",
+                                  pfc_driver_quirks("net_bnxt"), 3, 64));
 
     /* The bound in descriptors: 14336 / ((F + 20) * 8), at least 1. */
     ovs_assert(pfc_tx_ring_bound(1522) == 1);

@@ -37,6 +37,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        not_forwarded reconfig_held remove_held down_releases maxsleep_refresh remap_held hold_full tso_held
        copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
+       multicore_ctrl
        rxq_second mac_control_queue mac_control_queue_rx_steering
        watchdog_drop watchdog_forward watchdog_no_false_alarm
        watchdog_alert_xon_storm watchdog_detection_time
@@ -1950,7 +1951,11 @@ print(len({x[4] for x in json.load(open(sys.argv[1]))["data"]
 # it, PFC frames included).  MODE is
 #   static: Q=3, 3 tx queues >= 2 PMD threads + 1: a tx queue per thread;
 #   xps:    Q=2, 2 tx queues < 3: dynamic (XPS) tx queues;
-#   hash:   Q=2 and other_config:tx-steering=hash on dpdk-b.
+#   hash:   Q=2 and other_config:tx-steering=hash on dpdk-b;
+#   ctrl:   Q=4: the datapath's 3 tx queues, and a fourth that PFC frames
+#           leave from (pfc/show's "the PFC frames' own"), which must send
+#           every PFC frame of dpdk-a.  In the other modes there is none to
+#           spare, and PFC frames leave from the data tx queues.
 # A sends 12 lossless p3 flows and a lossy p0 flow, IPv4/UDP from distinct
 # source ports, so that the kernel's flow hash spreads them over dpdk-a's rx
 # queues and so over both PMD threads; A honours dpdk-a's PFC frames.  B
@@ -1962,8 +1967,10 @@ print(len({x[4] for x in json.load(open(sys.argv[1]))["data"]
 # A got each PFC frame dpdk-a sent, and nothing is left held or charged.
 # Only order, loss and counters are asserted, never timing.
 multicore() {
-    local mode=$1 q=2 facts out f cfg pmds p rx_a n
+    local mode=$1 q=2 tq facts out f cfg pmds p rx_a n
     [ "$mode" = static ] && q=3
+    [ "$mode" = ctrl ] && q=4
+    tq=$((q > 3 ? 3 : q))       # The datapath's tx queues.
     PFC_PMD_MASK=0x3
     PFC_DEVARGS=",qpairs=$q"
     n=$(nproc --all 2>/dev/null || echo 1)
@@ -2011,7 +2018,7 @@ multicore() {
         check "$p configured_rx_queues" "$(cfg_of $p configured_rx_queues)" \
             -eq "$q"
         check "$p configured_tx_queues" "$(cfg_of $p configured_tx_queues)" \
-            -eq "$q"
+            -eq "$tq"
     done
     # dpif-netdev wants a tx queue per PMD thread plus one (the main
     # thread's): requested_tx_queues 3.  Fewer configured: XPS (or hash).
@@ -2023,7 +2030,7 @@ multicore() {
                 "vSwitch (3.5); the tx queue mode below is checked instead"
     fi
     case $mode in
-    static) pfc_log "tx queue mode of dpdk-b: static (configured" \
+    static|ctrl) pfc_log "tx queue mode of dpdk-b: static (configured" \
                 "$(cfg_of dpdk-b configured_tx_queues) >= requested 3)" ;;
     xps)    pfc_log "tx queue mode of dpdk-b: XPS (configured" \
                 "$(cfg_of dpdk-b configured_tx_queues) < requested 3, no" \
@@ -2057,8 +2064,16 @@ multicore() {
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
     out=$(pfc_show dpdk-b)
     pfc_log "$(grep 'queues:' <<<"$out")"
-    run_or_fail "pfc/show dpdk-b: $q rx, $q tx queues" \
-        grep -q "queues: $q rx, $q tx " <<<"$out"
+    run_or_fail "pfc/show dpdk-b: $q rx, $tq tx queues" \
+        grep -q "queues: $q rx, $tq tx " <<<"$out"
+    pfc_log "$(grep 'xoff send delay:' <<<"$out")"
+    if [ "$mode" = ctrl ]; then
+        run_or_fail "pfc/show dpdk-b: PFC frames leave from tx queue 3" \
+            grep -q "on tx queue 3, the PFC frames' own" <<<"$out"
+    else
+        run_or_fail "pfc/show dpdk-b: no tx queue to spare for PFC frames" \
+            grep -q "behind [0-9]* tx descriptors on each of $tq tx queues; the driver has no tx queue to spare" <<<"$out"
+    fi
     pfc_appctl dpif-netdev/pmd-stats-clear >/dev/null
 
     run_or_fail "multiflow scenario" pfc_scenario multiflow --speed-a 1G \
@@ -2106,6 +2121,12 @@ print(json.load(open(sys.argv[1])).get(sys.argv[2], "absent"))' \
 xoff_rx_at_a) XOFF + $(fact xon_rx_at_a) XON)" \
         "$(pfc_stat dpdk-a pfc_tx_frames_p3)" -eq "$(fact pfc_rx_at_a)"
     check "XON frames A received" "$(fact xon_rx_at_a)" -ge 1
+    if [ "$mode" = ctrl ]; then
+        # Every PFC frame that dpdk-a sent left from its fourth tx queue.
+        out=$(pfc_show dpdk-a | sed -n "s/.*the PFC frames' own, \([0-9]*\) sent there.*/\1/p")
+        check "dpdk-a PFC frames sent on tx queue 3 = pfc_tx_frames_p3" \
+            "${out:-0}" -eq "$(pfc_stat dpdk-a pfc_tx_frames_p3)"
+    fi
     for p in 0 1 2 4 5 6 7; do
         check "dpdk-a pfc_tx_frames_p$p" \
             "$(pfc_stat dpdk-a pfc_tx_frames_p$p)" -eq 0
@@ -2125,6 +2146,7 @@ per_flow_sent) frames per flow, $(fact cycles) pauses ($(fact cycles_xon)\
 test_multicore_static() { multicore static; }
 test_multicore_xps() { multicore xps; }
 test_multicore_hash() { multicore hash; }
+test_multicore_ctrl() { multicore ctrl; }
 
 # A PFC frame read on the second rx queue of a port, by another PMD thread
 # than the one that sends to the port, acts on the whole port.  dpdk-b is a
