@@ -240,16 +240,19 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
     }
 
     pfc_txqs_lock(pfc);
+    asserted = port && !pfc_port_is_vhost(port) && port->buf.xoff.asserted;
+    pfc->retired = true;
+    pfc->next = NULL;
+    pfc_txqs_unlock(pfc);
+    /* Retired: from now on a transmit thread that locks one of its tx
+     * queues lets go at once (pfc_lock_live()), so what they hold is this
+     * thread's alone, and is freed with no lock held. */
     for (int i = 0; i < pfc->n_txq; i++) {
         if (pfc->txq[i].n_held) {
             freed += pfc->txq[i].n_held;
             pfc_txq_free_held(pfc, &pfc->txq[i]);
         }
     }
-    asserted = port && !pfc_port_is_vhost(port) && port->buf.xoff.asserted;
-    pfc->retired = true;
-    pfc->next = NULL;
-    pfc_txqs_unlock(pfc);
     if (port) {
         pfc_nic_restore(port);
     }

@@ -586,7 +586,8 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid, int vid,
 /* Frees the packets held in 't', a tx queue of 'pfc' that nothing will send
  * them on (a vhost-user guest that is gone, PFC removed from a port that did
  * not send them in time).  Counts them as hold drops and in tx_dropped.  The
- * caller holds t->lock. */
+ * caller holds t->lock, or 'pfc' is retired (no other thread touches its
+ * tx queues). */
 void
 pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
 {

@@ -1272,50 +1272,41 @@ struct pfc_remap {
 };
 
 /* Reads what the tx queues of 'pfc' hold: the most one holds into '*max' and
- * their sum into '*total', or, if 'full', their class queues' capacities.
- * Takes each tx queue's lock in turn, briefly. */
+ * their sum into '*total'.  Takes each tx queue's lock in turn, briefly. */
 static void
-pfc_remap_need(struct netdev_dpdk_pfc *pfc, bool full, size_t *max,
-               size_t *total)
+pfc_remap_need(struct netdev_dpdk_pfc *pfc, size_t *max, size_t *total)
 {
     *max = *total = 0;
     for (int i = 0; i < pfc->n_txq; i++) {
         struct pfc_txq *t = &pfc->txq[i];
         size_t n;
 
-        if (full) {
-            n = pfc_holdq_room(t->q);
-        } else {
-            rte_spinlock_lock(&t->lock);
-            n = t->n_held;
-            rte_spinlock_unlock(&t->lock);
-        }
+        rte_spinlock_lock(&t->lock);
+        n = t->n_held;
+        rte_spinlock_unlock(&t->lock);
         *max = MAX(*max, n);
         *total += n;
     }
 }
 
 /* Allocates 'r' for the packets that 'pfc' holds, not for what its class
- * queues could hold, and takes every tx queue lock of 'pfc'.  If transmit
- * threads held more between the count and the locks, releases the locks and
- * tries again; the fourth try allocates for the full capacity, which is
- * always enough (only the main thread resizes class queues). */
+ * queues could hold, with a margin per tx queue for what transmit threads
+ * hold meanwhile, and takes every tx queue lock of 'pfc'.  If they held
+ * more than the margin between the count and the locks, releases the locks
+ * and tries again with twice the margin.  Allocates with no lock held. */
 static void
 pfc_remap_lock(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
 {
-    for (int tries = 0; ; tries++) {
-        bool full = tries >= 3;
-        size_t max, total, now_max, now_total = 0;
+    for (size_t margin = 4 * PFC_TX_BURST; ; margin *= 2) {
+        size_t max, total, now_max = 0, now_total = 0;
 
-        pfc_remap_need(pfc, full, &max, &total);
-        r->moved = xmalloc(MAX(max, 1) * sizeof *r->moved);
-        r->dropped = xmalloc(MAX(total, 1) * sizeof *r->dropped);
+        pfc_remap_need(pfc, &max, &total);
+        max += margin;
+        total += margin * pfc->n_txq;
+        r->moved = xmalloc(max * sizeof *r->moved);
+        r->dropped = xmalloc(total * sizeof *r->dropped);
         r->n_dropped = 0;
         pfc_txqs_lock(pfc);
-        if (full) {
-            return;
-        }
-        now_max = 0;
         for (int i = 0; i < pfc->n_txq; i++) {
             now_max = MAX(now_max, pfc->txq[i].n_held);
             now_total += pfc->txq[i].n_held;
