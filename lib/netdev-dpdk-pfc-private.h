@@ -99,6 +99,10 @@ void pfc_mark_register(void);
 void pfc_rx_classify_guest(const struct pfc_classifier *,
                            struct rte_mbuf **pkts, int cnt);
 
+/* Seconds between netdev-dpdk's polls of the link state of a port without
+ * a link state interrupt (its DPDK_PORT_WATCHDOG_INTERVAL). */
+#define PFC_LINK_POLL_S 5
+
 /* Most held packets handed to the NIC in one rte_eth_tx_burst() call. */
 #define PFC_TX_BURST 32
 
@@ -157,6 +161,12 @@ struct pfc_port_hw {
     enum pfc_mac_control mac_control;   /* [L] How MAC Control frames reach
                                          * this switch. */
     char driver[32];                    /* [L] DPDK driver name. */
+    bool lsc_interrupt;                 /* [L] The link state is read on
+                                         * the NIC's interrupt, not polled
+                                         * (netdev-dpdk polls it every
+                                         * 5 s). */
+    bool lsc_capable;                   /* [L] The driver has a link state
+                                         * interrupt. */
 };
 
 /* Receive side: the pause timers (seed 000 4.4), and the rx queue polls

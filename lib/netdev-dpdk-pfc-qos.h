@@ -121,6 +121,7 @@ pfc_qos_bind(struct netdev_dpdk *dev, struct qos_conf *new, bool idle)
         .n_rxq = dev->up.n_rxq,
         .n_txq = dev->up.n_txq,
         .rx_steering = PFC_RX_STEERING(dev),
+        .lsc_interrupt = dev->lsc_interrupt_mode,
         .idle = idle,
     };
     int error = pfc ? netdev_dpdk_pfc_bind(pfc, &info) : 0;

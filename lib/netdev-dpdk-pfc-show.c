@@ -839,6 +839,18 @@ pfc_show_tx(struct ds *ds, const struct pfc_show_snap *snap)
     ds_put_format(ds, "  queues: %"PRIu32" rx, %d tx (a traffic class "
                   "queue per class per tx queue)\n", snap->n_rxq,
                   snap->n_txq);
+    /* A link that goes down releases what the port holds, once seen. */
+    if (port->hw.lsc_interrupt) {
+        ds_put_cstr(ds, "  link state: read on the NIC's interrupt\n");
+    } else {
+        ds_put_format(ds, "  link state: polled every %d s: a link that "
+                      "goes down is seen, and what the port holds released, "
+                      "up to that late (%s)\n", PFC_LINK_POLL_S,
+                      port->hw.lsc_capable
+                      ? "options:dpdk-lsc-interrupt=true reads it on the "
+                        "NIC's interrupt"
+                      : "the driver has no link state interrupt");
+    }
     uint8_t down;
     atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->down, &down);
     if (down) {

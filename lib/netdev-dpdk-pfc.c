@@ -322,6 +322,8 @@ struct pfc_bind {
     uint64_t mcq_since;                 /* since when (TSC), or 0 if
                                          * unchanged. */
     char driver[MEMBER_SIZEOF(struct pfc_port_hw, driver)];
+    bool lsc_capable;                   /* The driver has a link state
+                                         * interrupt. */
     struct pfc_ring_limits ring_lim;    /* The driver's tx ring limits, */
     bool ring_lim_known;                /* if it gave them. */
     uint8_t max_lossless;               /* The most lossless priorities
@@ -468,12 +470,17 @@ pfc_bind_driver(const struct netdev_dpdk_pfc *pfc,
     memset(&dev_info, 0, sizeof dev_info);
     memset(&b->ring_lim, 0, sizeof b->ring_lim);
     memset(&b->nic, 0, sizeof b->nic);
+    b->lsc_capable = false;
     if (info->vhost) {
         driver = "vhost-user";
         b->mac_control = PFC_MAC_CONTROL_VIRTUAL;
     } else {
-        driver = (!rte_eth_dev_info_get(info->port_id, &dev_info)
-                  && dev_info.driver_name ? dev_info.driver_name : "unknown");
+        bool got = !rte_eth_dev_info_get(info->port_id, &dev_info);
+
+        driver = got && dev_info.driver_name ? dev_info.driver_name
+                                             : "unknown";
+        b->lsc_capable = (got && dev_info.dev_flags
+                          && *dev_info.dev_flags & RTE_ETH_DEV_INTR_LSC);
         b->mac_control = pfc_mac_control_setup(b->port, info->port_id,
                                                driver,
                                                pfc->cfg.mac_control_trust,
@@ -589,6 +596,8 @@ pfc_bind_port_state(struct pfc_port *port,
     atomic_store_explicit(&port->hw.mcq_queue, b->mcq_queue,
                           memory_order_release);
     ovs_strlcpy(port->hw.driver, b->driver, sizeof port->hw.driver);
+    port->hw.lsc_interrupt = info->lsc_interrupt;
+    port->hw.lsc_capable = b->lsc_capable;
     port->rx.tb.hz = rte_get_tsc_hz();
     port->rx.poll_cap = port->rx.tb.hz / 1000 * PFC_POLL_CAP_MS;
     atomic_store_relaxed(&port->rx.rxq_desc, b->rx_ring);

@@ -86,6 +86,9 @@ struct netdev_dpdk_pfc_port_info {
                                  * and later): it owns the last rx queue
                                  * and the port's rte_flow rules, which
                                  * mac-control-queue would need. */
+    bool lsc_interrupt;         /* The link state is read on the NIC's
+                                 * interrupt (options:dpdk-lsc-interrupt),
+                                 * not polled. */
     bool idle;                  /* No transmit thread uses the QoS object:
                                  * it is new, or netdev-dpdk is
                                  * reconfiguring the port.  False on a
