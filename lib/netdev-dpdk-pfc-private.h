@@ -525,6 +525,10 @@ struct netdev_dpdk_pfc {
                                      * never across a driver call. */
     struct pfc_shaper shaper;       /* The port shaper, shared by its tx
                                      * queues. */
+    atomic_uint64_t shaper_waited;  /* TSC at which a tx queue last found
+                                     * the shaper without tokens: the
+                                     * watchdog does not take the wait it
+                                     * causes for a stall. */
 };
 
 /* lib/netdev-dpdk-pfc-ports.c. */

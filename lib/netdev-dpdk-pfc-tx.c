@@ -418,6 +418,9 @@ pfc_shaper_grant(struct netdev_dpdk_pfc *pfc, uint64_t now)
     rte_spinlock_lock(&pfc->shaper_lock);
     tokens = pfc_shaper_budget(&pfc->shaper, &pfc->sparams, now);
     rte_spinlock_unlock(&pfc->shaper_lock);
+    if (tokens <= 0) {
+        atomic_store_relaxed(&pfc->shaper_waited, now);
+    }
     return tokens;
 }
 

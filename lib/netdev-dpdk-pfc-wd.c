@@ -66,19 +66,25 @@ pfc_wd_publish(struct pfc_port *port)
  * check interval that ends at TSC 'now' (pfc_wd_txq_stalled()): held
  * packets waited and none left, while the class was blocked as the transmit
  * path decides it (pfc_paused_prios(), with the rx poll stamps) or while
- * the tx queue sent no held packet at all.  The caller holds port->lock and
- * the lock of one tx queue of 'pfc'. */
+ * the tx queue sent no held packet at all, unless the port shaper held it
+ * back during the interval (pfc->shaper_waited).  The caller holds
+ * port->lock and the lock of one tx queue of 'pfc'. */
 static uint8_t
 pfc_wd_txqs_stalled(struct netdev_dpdk_pfc *pfc, uint64_t now)
 {
     struct pfc_port *port = pfc->port;
     uint8_t paused, blocked, stalled = 0;
-    uint64_t valid;
+    uint64_t valid, waited;
+    bool shaped;
 
     paused = pfc_paused_prios(port->rx.pause.until, pfc->cfg.enabled, now,
                               pfc_rx_polled(port), port->rx.poll_cap, &valid);
     paused &= ~pfc_wd_ignored(&port->wd.state, &port->wd.params);
     blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
+    /* The shaper held the egress back during the interval. */
+    atomic_read_relaxed(&pfc->shaper_waited, &waited);
+    shaped = pfc->sparams.rate
+             && waited + port->rx.tb.hz / 1000 * PFC_WD_CHECK_MS >= now;
     for (int i = 0; i < pfc->n_txq; i++) {
         struct pfc_txq *t = &pfc->txq[i];
         uint64_t left[PFC_N_PRIOS];
@@ -91,7 +97,8 @@ pfc_wd_txqs_stalled(struct netdev_dpdk_pfc *pfc, uint64_t now)
             waiting |= (held != 0) << pfc->cfg.prio_to_tc[n];
             atomic_read_relaxed(&t->left[n], &left[n]);
         }
-        stalled |= pfc_wd_txq_stalled(&t->wd_txq, left, waiting, blocked);
+        stalled |= pfc_wd_txq_stalled(&t->wd_txq, left, waiting, blocked,
+                                      shaped);
     }
     return pfc_tcs_prios(pfc->cfg.prio_to_tc, stalled) & pfc->cfg.enabled;
 }

@@ -89,14 +89,18 @@ pfc_wd_vq_stalled(struct pfc_wd_vq *seen, uint64_t refused, uint64_t taken,
  * packets of class tc that left for the tx ring, did not grow), and either
  * may not send now ('blocked', as the transmit path decides it, pauses
  * extended by the pause-end rule included) or the tx queue sent no held
- * packet of any class in between (the egress does not drain).  A class that
- * only waits behind other classes of an egress that drains is not stalled:
- * that is congestion.  The caller passes the priorities of the stalled
- * classes to pfc_wd_run() with those its pause timers pause.  Updates
- * '*seen'. */
+ * packet of any class in between (the egress does not drain) and the port
+ * shaper did not hold it back ('shaped' false).  A class that only waits
+ * behind other classes of an egress that drains is not stalled: that is
+ * congestion; nor is one that waits for the port shaper (max-rate), which
+ * a large frame, such as a userspace TSO frame of up to 64 kB, leaves in
+ * debt for as long as the rate takes to send it (262 ms at 2 Mb/s): that
+ * is the switch's own doing, not the link partner's.  The caller passes the
+ * priorities of the stalled classes to pfc_wd_run() with those its pause
+ * timers pause.  Updates '*seen'. */
 uint8_t
 pfc_wd_txq_stalled(struct pfc_wd_txq *seen, const uint64_t left[PFC_N_PRIOS],
-                   uint8_t waiting, uint8_t blocked)
+                   uint8_t waiting, uint8_t blocked, bool shaped)
 {
     uint8_t idle = 0, stalled;
 
@@ -105,8 +109,8 @@ pfc_wd_txq_stalled(struct pfc_wd_txq *seen, const uint64_t left[PFC_N_PRIOS],
         seen->left[tc] = left[tc];
     }
     stalled = waiting & seen->waiting & idle;
-    if (idle != 0xff) {
-        /* Held packets left: the egress drains. */
+    if (idle != 0xff || shaped) {
+        /* Held packets left: the egress drains; or the shaper held it. */
         stalled &= blocked;
     }
     seen->waiting = waiting;

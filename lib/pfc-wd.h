@@ -206,7 +206,7 @@ bool pfc_wd_vq_stalled(struct pfc_wd_vq *, uint64_t refused, uint64_t taken,
                        uint64_t waiting);
 uint8_t pfc_wd_txq_stalled(struct pfc_wd_txq *,
                            const uint64_t left[PFC_N_PRIOS], uint8_t waiting,
-                           uint8_t blocked);
+                           uint8_t blocked, bool shaped);
 void pfc_wd_stall(struct pfc_wd *, uint8_t prios, uint8_t enabled,
                   uint64_t now);
 const char *pfc_wd_action_name(enum pfc_wd_action);

@@ -542,7 +542,8 @@ wd_txq_check(struct pfc_wd *wd, const struct pfc_wd_params *p,
              uint8_t waiting, uint8_t blocked, uint8_t timer, uint64_t now,
              uint8_t want_detected, uint8_t want_restored)
 {
-    uint8_t stalled = pfc_wd_txq_stalled(seen, left, waiting, blocked);
+    uint8_t stalled = pfc_wd_txq_stalled(seen, left, waiting, blocked,
+                                         false);
 
     return wd_check(wd, p, (timer | stalled) & p->enabled, waiting, now,
                     want_detected, want_restored);
@@ -564,18 +565,30 @@ test_wd_txq(struct ovs_cmdl_context *ctx OVS_UNUSED)
 
     /* The rule. */
     memset(&seen, 0, sizeof seen);
-    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x08, 0));  /* First wait. */
-    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0) == 0x08);
+    /* First wait. */
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x08, 0, false));
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0, false) == 0x08);
     left[0] = 5;                /* Class 0 left: the egress drains. */
-    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x09, 0));
-    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0x08) == 0x09);
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x09, 0, false));
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0x08, false) == 0x09);
     left[0] = 6;
-    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0x08) == 0x08);
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x09, 0x08, false) == 0x08);
     left[3] = 1;                /* Class 3 sent one. */
-    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x09, 0x08));
-    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x08, 0x08) == 0x08);
-    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0, 0x08));  /* Empty. */
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x09, 0x08, false));
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x08, 0x08, false) == 0x08);
+    /* Empty. */
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0, 0x08, false));
     ovs_assert(seen.left[3] == 1 && !seen.waiting);
+
+    /* An egress that sends nothing because the port shaper is in debt (a
+     * TSO frame at a few Mb/s) is not stalled, unless the class is
+     * blocked. */
+    memset(&seen, 0, sizeof seen);
+    memset(left, 0, sizeof left);
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x08, 0, true));
+    ovs_assert(!pfc_wd_txq_stalled(&seen, left, 0x08, 0, true));
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x08, 0x08, true) == 0x08);
+    ovs_assert(pfc_wd_txq_stalled(&seen, left, 0x08, 0, false) == 0x08);
 
     /* A pause that the pause-end rule keeps in force after its timer ran
      * out (an rx ring that a flood never lets empty): stormed 200 ms after
