@@ -169,6 +169,7 @@ pfc_buf_take_cell(struct pfc_txq *t)
     } while (!atomic_compare_exchange_weak_relaxed(&pfc_pool.used, &used,
                                                    used + take));
     t->cache = c;
+    pfc_wm_note(&pfc_pool.wm, used + take);
 }
 
 /* Gives 'cells' shared cells back to tx queue 't''s cache, and what the
@@ -235,13 +236,17 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     /* The egress bound is per port and class: what the class holds on
      * every tx queue of the port, so that several PMD threads sending to
      * one paused port take no more of the pool than one. */
-    pfc_buf_class_occupancy(pfc, pfc->cfg.prio_to_tc[h->prio], &eg);
+    int tc = pfc->cfg.prio_to_tc[h->prio];
+
+    pfc_buf_class_occupancy(pfc, tc, &eg);
     h->lossy = !in || !pfc_port_pg_params(in, h->prio, &p);
     if (h->lossy) {
         v = pfc_buf_admit(NULL, NULL, &pfc->eparams, &eg, free, h->len,
                           copy);
         if (v == PFC_BUF_SHARED) {
             pfc_buf_take_cell(t);
+            pfc_wm_note(&pfc->port->buf.wm_held[tc], eg.held + 1);
+            pfc_wm_note(&pfc->port->buf.wm_lossy[tc], eg.lossy + 1);
         }
         return v;
     }
@@ -251,17 +256,49 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     if (v == PFC_BUF_SHARED) {
         pfc_buf_take_cell(t);
         atomic_add_relaxed(&in->buf.pg_cells[h->prio], 1, &orig);
+        pfc_wm_note(&in->buf.wm_shared[h->prio], (uint32_t) orig + 1);
     } else if (v == PFC_BUF_HEADROOM) {
         atomic_add_relaxed(&in->buf.pg_cells[h->prio], UINT64_C(1) << 32,
                            &orig);
+        pfc_wm_note(&in->buf.wm_headroom[h->prio], (orig >> 32) + 1);
     } else {
         if (v == PFC_BUF_DROP_HEADROOM) {
             atomic_add_relaxed(&in->buf.hdrm_drops[h->prio], 1, &orig);
         }
         return v;
     }
+    pfc_wm_note(&pfc->port->buf.wm_held[tc], eg.held + 1);
     atomic_add_relaxed(&in->buf.occ_bytes[h->prio], h->len, &orig);
+    pfc_wm_note(&in->buf.wm_bytes[h->prio], orig + h->len);
     return v;
+}
+
+/* Ends the clearable period of the watermarks of 'port' (pfc_wm_clear()).
+ * Main thread. */
+void
+pfc_port_wm_clear(struct pfc_port *port)
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        pfc_wm_clear(&port->buf.wm_shared[n]);
+        pfc_wm_clear(&port->buf.wm_headroom[n]);
+        pfc_wm_clear(&port->buf.wm_bytes[n]);
+        pfc_wm_clear(&port->buf.wm_held[n]);
+        pfc_wm_clear(&port->buf.wm_lossy[n]);
+    }
+}
+
+/* Sets both views of the watermarks of 'port' to 0: the port is removed,
+ * or its slot goes to another port.  Main thread. */
+void
+pfc_port_wm_reset(struct pfc_port *port)
+{
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        pfc_wm_reset(&port->buf.wm_shared[n]);
+        pfc_wm_reset(&port->buf.wm_headroom[n]);
+        pfc_wm_reset(&port->buf.wm_bytes[n]);
+        pfc_wm_reset(&port->buf.wm_held[n]);
+        pfc_wm_reset(&port->buf.wm_lossy[n]);
+    }
 }
 
 /* Takes 'h', which leaves tx queue 't' (sent or freed), off the pool and

@@ -248,6 +248,16 @@ struct pfc_port_buf {
                                                 * "tx_frame" (only with
                                                 * HAVE_USDT_PROBES). */
     struct pfc_xoff xoff;               /* [L] */
+    /* Watermarks (pfc/watermark), raised at admission: of each priority
+     * group of this port as ingress, its shared cells, headroom cells and
+     * bytes; of each traffic class of this port as egress, the packets it
+     * holds on all its tx queues, and of them the lossy ones.  Reset when
+     * the port is removed (pfc_port_wm_reset()). */
+    struct pfc_wm wm_shared[PFC_N_PRIOS];
+    struct pfc_wm wm_headroom[PFC_N_PRIOS];
+    struct pfc_wm wm_bytes[PFC_N_PRIOS];
+    struct pfc_wm wm_held[PFC_N_PRIOS];
+    struct pfc_wm wm_lossy[PFC_N_PRIOS];
 };
 
 /* PFC watchdog (lib/pfc-wd.h): storms of PFC frames received on this
@@ -533,6 +543,9 @@ struct netdev_dpdk_pfc {
 
 /* lib/netdev-dpdk-pfc-ports.c. */
 void netdev_dpdk_pfc_ports_init(void);
+void pfc_port_wm_clear(struct pfc_port *);
+void pfc_watermark_register_commands(void);
+void pfc_port_wm_reset(struct pfc_port *);
 
 /* lib/netdev-dpdk-pfc.c: the tx queues of a QoS object. */
 void pfc_class_queues_fit(struct netdev_dpdk_pfc *);
@@ -564,6 +577,7 @@ struct pfc_pool {
     atomic_uint64_t shared;     /* Shared cells in all. */
     atomic_uint64_t total;      /* Cells in all (pfc_buf_size()). */
     atomic_uint64_t reserved;   /* Headroom cells reserved. */
+    struct pfc_wm wm;           /* Watermark of 'used'. */
 };
 
 extern struct pfc_pool pfc_pool;

@@ -1172,7 +1172,8 @@ pfc_unixctl_buffer(struct unixctl_conn *conn, int argc OVS_UNUSED,
     ds_destroy(&ds);
 }
 
-/* Registers "pfc/show [PORT]" and "pfc/headroom" (lib/pfc-unixctl.man). */
+/* Registers "pfc/show [PORT]", "pfc/buffer", "pfc/headroom" and the
+ * watermark commands (lib/pfc-unixctl.man). */
 void
 netdev_dpdk_pfc_register_commands(void)
 {
@@ -1183,4 +1184,5 @@ netdev_dpdk_pfc_register_commands(void)
     unixctl_command_register("pfc/buffer", "", 0, 0, pfc_unixctl_buffer,
                              NULL);
     pfc_headroom_register_commands();
+    pfc_watermark_register_commands();
 }

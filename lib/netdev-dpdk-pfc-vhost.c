@@ -67,6 +67,10 @@ pfc_vhost_port(const char *name)
             free_port = port;
         }
     }
+    if (free_port) {
+        /* Another port's slot: its watermarks are not this one's. */
+        pfc_port_wm_reset(free_port);
+    }
     return free_port;
 }
 

@@ -1522,5 +1522,6 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         atomic_store_relaxed(&port->down, 0);
         port->hw.nic_saved = false;
         port->hw.allmulti_by_pfc = false;
+        pfc_port_wm_reset(port);
     }
 }

@@ -415,3 +415,45 @@ pfc_buf_egress_params_init(struct pfc_buf_egress_params *e,
     e->dyn_th = cfg->egress_dyn_th;
     e->lossy_dyn_th = cfg->lossy_dyn_th;
 }
+
+/* Ends the clearable period of 'wm': its peak counts in the persistent view
+ * from now on, and the clearable view starts again from 0.  Main thread. */
+void
+pfc_wm_clear(struct pfc_wm *wm)
+{
+    uint64_t peak, persistent;
+
+    peak = atomic_exchange_explicit(&wm->peak, 0, memory_order_relaxed);
+    atomic_read_relaxed(&wm->persistent, &persistent);
+    atomic_store_relaxed(&wm->persistent, MAX(persistent, peak));
+}
+
+/* Sets both views of 'wm' to 0 (its port is removed).  Main thread. */
+void
+pfc_wm_reset(struct pfc_wm *wm)
+{
+    atomic_store_relaxed(&wm->peak, 0);
+    atomic_store_relaxed(&wm->persistent, 0);
+}
+
+/* Returns the clearable view of 'wm': the peak since the last clear. */
+uint64_t
+pfc_wm_peak(const struct pfc_wm *wm)
+{
+    uint64_t peak;
+
+    atomic_read_relaxed(&CONST_CAST(struct pfc_wm *, wm)->peak, &peak);
+    return peak;
+}
+
+/* Returns the persistent view of 'wm': the peak over every clear period,
+ * the current one included. */
+uint64_t
+pfc_wm_persistent(const struct pfc_wm *wm)
+{
+    uint64_t persistent;
+
+    atomic_read_relaxed(&CONST_CAST(struct pfc_wm *, wm)->persistent,
+                        &persistent);
+    return MAX(persistent, pfc_wm_peak(wm));
+}

@@ -65,6 +65,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "ovs-atomic.h"
 #include "pfc.h"
 #include "pfc-config.h"
 #include "pfc-holdq.h"
@@ -341,5 +342,44 @@ void pfc_buf_pg_params_init(struct pfc_buf_pg_params *,
                             const struct pfc_thresholds *);
 void pfc_buf_egress_params_init(struct pfc_buf_egress_params *,
                                 const struct pfc_config *);
+
+/* Watermarks: the peak of an occupancy (cells, packets or bytes), as
+ * operators size thresholds and headroom from it (SONiC's "show
+ * priority-group watermark", "show queue watermark" and "show buffer_pool
+ * watermark").  Two views:
+ *
+ *   - the clearable view: the peak since the last pfc_wm_clear();
+ *
+ *   - the persistent view: the peak since the watermark was made or last
+ *     reset (pfc_wm_reset(): the port is removed), over every clear.
+ *
+ * Transmit threads raise the clearable peak as they admit packets
+ * (pfc_wm_note(): a compare, and a compare-and-swap only when the peak
+ * rises); the main thread clears, resets and reads.  A clear exchanges the
+ * peak for 0, so that a value noted at the same moment counts in one period
+ * or the next, never in neither. */
+struct pfc_wm {
+    atomic_uint64_t peak;       /* Since the last clear. */
+    atomic_uint64_t persistent; /* Of the clear periods before it. */
+};
+
+/* Raises the clearable peak of 'wm' to 'value' if that is higher. */
+static inline void
+pfc_wm_note(struct pfc_wm *wm, uint64_t value)
+{
+    uint64_t peak;
+
+    atomic_read_relaxed(&wm->peak, &peak);
+    while (value > peak
+           && !atomic_compare_exchange_weak_relaxed(&wm->peak, &peak,
+                                                     value)) {
+        continue;
+    }
+}
+
+void pfc_wm_clear(struct pfc_wm *);
+void pfc_wm_reset(struct pfc_wm *);
+uint64_t pfc_wm_peak(const struct pfc_wm *);
+uint64_t pfc_wm_persistent(const struct pfc_wm *);
 
 #endif /* pfc-buffer.h */

@@ -1179,6 +1179,50 @@ bench(void)
     sim_destroy(&sim);
 }
 
+/* Watermarks: the clearable view is the peak since the last clear, the
+ * persistent view the peak over every clear; a reset clears both. */
+static void
+test_watermark(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    struct pfc_wm wm;
+
+    atomic_init(&wm.peak, 0);
+    atomic_init(&wm.persistent, 0);
+    ovs_assert(!pfc_wm_peak(&wm) && !pfc_wm_persistent(&wm));
+
+    /* A burst of 1000 held, then it drains: the peak stays. */
+    for (uint64_t n = 1; n <= 1000; n++) {
+        pfc_wm_note(&wm, n);
+    }
+    for (uint64_t n = 1000; n > 0; n--) {
+        pfc_wm_note(&wm, n - 1);
+    }
+    ovs_assert(pfc_wm_peak(&wm) == 1000);
+    ovs_assert(pfc_wm_persistent(&wm) == 1000);
+
+    /* Cleared: the clearable view starts again, the persistent keeps. */
+    pfc_wm_clear(&wm);
+    ovs_assert(pfc_wm_peak(&wm) == 0);
+    ovs_assert(pfc_wm_persistent(&wm) == 1000);
+    pfc_wm_note(&wm, 300);
+    ovs_assert(pfc_wm_peak(&wm) == 300);
+    ovs_assert(pfc_wm_persistent(&wm) == 1000);
+
+    /* A higher peak after a clear raises both. */
+    pfc_wm_note(&wm, 5000);
+    ovs_assert(pfc_wm_peak(&wm) == 5000);
+    ovs_assert(pfc_wm_persistent(&wm) == 5000);
+    pfc_wm_clear(&wm);
+    pfc_wm_clear(&wm);
+    ovs_assert(pfc_wm_peak(&wm) == 0);
+    ovs_assert(pfc_wm_persistent(&wm) == 5000);
+
+    /* The port is removed. */
+    pfc_wm_reset(&wm);
+    ovs_assert(!pfc_wm_peak(&wm) && !pfc_wm_persistent(&wm));
+    printf("watermark: ok\n");
+}
+
 static void
 bench_cmd(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
@@ -1198,6 +1242,7 @@ static const struct ovs_cmdl_command commands[] = {
     { "txq-bound", NULL, 0, 0, test_txq_bound, OVS_RO },
     { "copies", NULL, 0, 0, test_copies, OVS_RO },
     { "xoff-overlap", NULL, 0, 0, test_xoff_overlap, OVS_RO },
+    { "watermark", NULL, 0, 0, test_watermark, OVS_RO },
     { "bench", NULL, 0, 0, bench_cmd, OVS_RO },
     { NULL, NULL, 0, 0, NULL, OVS_RO },
 };

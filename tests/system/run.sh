@@ -53,7 +53,8 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        classify_dcbx_fit classify_vxlan_encap classify_vxlan_decap
        classify_rewrite_pcp classify_vxlan_rewrite classify_remap_lossless
        classify_dcbx_app classify_two_pmds classify_flood_copies
-       trust_guest_access trust_guest_tunnel trust_guest_flood)
+       trust_guest_access trust_guest_tunnel trust_guest_flood
+       watermark)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
@@ -61,6 +62,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/trust.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/dcbx.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/steer.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/watermark.sh"
 
 # Each test_* function runs in its own process (run.sh --one); it
 # returns nonzero on failure.  FAILS counts failed checks.
