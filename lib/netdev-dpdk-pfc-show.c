@@ -145,7 +145,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 14 * PFC_N_PRIOS + 3 + (dcbx_on ? 12 : 0);
+    stats->size += 17 * PFC_N_PRIOS + 3 + (dcbx_on ? 12 : 0);
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -170,6 +170,15 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
         snprintf(name, sizeof name, "pfc_pause_late_ends_p%d", p);
         atomic_read_relaxed(&port->rx.late_ends[p], &v);
         add_stat(stats, &n, name, v);
+
+        /* Watermarks, the persistent view (pfc/watermark). */
+        snprintf(name, sizeof name, "pfc_watermark_shared_p%d", p);
+        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_shared[p]));
+        snprintf(name, sizeof name, "pfc_watermark_headroom_p%d", p);
+        add_stat(stats, &n, name,
+                 pfc_wm_persistent(&port->buf.wm_headroom[p]));
+        snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
+        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
 
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
         snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
@@ -263,6 +272,15 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
         snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
         atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
         add_stat(stats, &n, name, v);
+        /* Watermarks, the persistent view (pfc/watermark). */
+        snprintf(name, sizeof name, "pfc_watermark_shared_p%d", p);
+        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_shared[p]));
+        snprintf(name, sizeof name, "pfc_watermark_headroom_p%d", p);
+        add_stat(stats, &n, name,
+                 pfc_wm_persistent(&port->buf.wm_headroom[p]));
+        snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
+        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
+
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
     add_ets_stats(stats, &n, port);

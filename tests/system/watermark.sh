@@ -55,6 +55,10 @@ test_watermark() {
     run_or_fail "pfc/watermark: shared pool line" \
         grep -q "^shared pool: cells taken by tx queues peak [1-9]" <<<"$out"
     xon_drain_check "$rec" 300
+    check "dpdk-b statistics pfc_watermark_held_tc3 (persistent)" \
+        "$(pfc_stat dpdk-b pfc_watermark_held_tc3)" -ge 269
+    check "dpdk-a statistics pfc_watermark_shared_p3 (persistent)" \
+        "$(pfc_stat dpdk-a pfc_watermark_shared_p3)" -ge 269
     check "dpdk-b holds nothing after XON" "$(held_p3)" -eq 0
     v=$(wm_field dpdk-b tc3: peak)
     check "dpdk-b tc3 peak kept after the drain" "${v:-0}" -ge 269
