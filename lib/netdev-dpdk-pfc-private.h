@@ -335,6 +335,19 @@ struct pfc_port_ets {
     long long int shown_ms;             /* time_msec() of it. */
 };
 
+/* ECN marking at this port as egress (lib/pfc-ecn.h), per traffic class:
+ * what transmit threads saw of the packets that joined a class queue whose
+ * class has ECN keys. */
+struct pfc_port_ecn {
+    atomic_uint64_t ect[PFC_N_PRIOS];       /* ECN-capable (ECT(0), ECT(1)
+                                             * or CE) packets judged. */
+    atomic_uint64_t marked[PFC_N_PRIOS];    /* Of them, marked CE here. */
+    atomic_uint64_t not_ect[PFC_N_PRIOS];   /* Not-ECT packets that joined
+                                             * the class above its
+                                             * ecn-min-threshold: left
+                                             * unmarked. */
+};
+
 /* The state of PFC on one DPDK port (pfc_ports[], by port id), kept across
  * its QoS objects.  Its members are grouped by concern, each group with its
  * threads: the NIC ('hw'), the receive side and its pause timers ('rx'),
@@ -404,6 +417,7 @@ struct pfc_port {
     struct pfc_port_dcbx dcbx;
     struct pfc_port_vhost vhost;
     struct pfc_port_ets ets;
+    struct pfc_port_ecn ecn;
 };
 
 /* lib/netdev-dpdk-pfc-rx.c. */

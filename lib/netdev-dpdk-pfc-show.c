@@ -145,7 +145,7 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     rte_spinlock_unlock(&port->lock);
 
     n = stats->size;
-    stats->size += 17 * PFC_N_PRIOS + 3 + (dcbx_on ? 12 : 0);
+    stats->size += 20 * PFC_N_PRIOS + 3 + (dcbx_on ? 12 : 0);
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
@@ -179,6 +179,17 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
                  pfc_wm_persistent(&port->buf.wm_headroom[p]));
         snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
         add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
+
+        /* ECN, per traffic class. */
+        snprintf(name, sizeof name, "pfc_ecn_ect_tc%d", p);
+        atomic_read_relaxed(&port->ecn.ect[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_ecn_marked_tc%d", p);
+        atomic_read_relaxed(&port->ecn.marked[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_ecn_not_ect_tc%d", p);
+        atomic_read_relaxed(&port->ecn.not_ect[p], &v);
+        add_stat(stats, &n, name, v);
 
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
         snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
@@ -280,6 +291,17 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
                  pfc_wm_persistent(&port->buf.wm_headroom[p]));
         snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
         add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
+
+        /* ECN, per traffic class. */
+        snprintf(name, sizeof name, "pfc_ecn_ect_tc%d", p);
+        atomic_read_relaxed(&port->ecn.ect[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_ecn_marked_tc%d", p);
+        atomic_read_relaxed(&port->ecn.marked[p], &v);
+        add_stat(stats, &n, name, v);
+        snprintf(name, sizeof name, "pfc_ecn_not_ect_tc%d", p);
+        atomic_read_relaxed(&port->ecn.not_ect[p], &v);
+        add_stat(stats, &n, name, v);
 
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
@@ -881,6 +903,33 @@ pfc_show_tx(struct ds *ds, const struct pfc_show_snap *snap)
     }
 }
 
+/* The "ecn" lines of pfc/show: for each traffic class with ECN keys
+ * (lib/pfc-ecn.h), its thresholds and what the port saw. */
+static void
+pfc_show_ecn(struct ds *ds, const struct pfc_show_snap *snap)
+{
+    struct pfc_port_ecn *c = CONST_CAST(struct pfc_port_ecn *,
+                                        &snap->port.ecn);
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        const struct pfc_ecn_params *e = pfc_config_ecn(&snap->cfg, tc);
+        uint64_t ect, marked, not_ect;
+
+        if (!e->on) {
+            continue;
+        }
+        atomic_read_relaxed(&c->ect[tc], &ect);
+        atomic_read_relaxed(&c->marked[tc], &marked);
+        atomic_read_relaxed(&c->not_ect[tc], &not_ect);
+        ds_put_format(ds, "  ecn tc%d: min %"PRIu64" max %"PRIu64" bytes, "
+                      "max-probability %"PRIu32"%%%s: ect %"PRIu64", "
+                      "marked %"PRIu64", not-ect above min %"PRIu64"\n",
+                      tc, e->min_bytes, e->max_bytes, e->max_prob,
+                      snap->cfg.ecn_tc[tc].on ? "" : " (QoS default)",
+                      ect, marked, not_ect);
+    }
+}
+
 static void
 pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
 {
@@ -979,6 +1028,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     }
 
     pfc_show_ets(ds, snap);
+    pfc_show_ecn(ds, snap);
     pfc_show_wd(ds, snap);
     pfc_show_dcbx(ds, snap);
 }

@@ -41,7 +41,9 @@
 #include "ovs-atomic.h"
 #include "pfc.h"
 #include "pfc-compat.h"
+#include "pfc-ecn.h"
 #include "pfc-send.h"
+#include "random.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_tx);
@@ -825,6 +827,46 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     pfc_tx_flush(pfc, qid, mp, -1);
 }
 
+/* ECN marking (lib/pfc-ecn.h) of 'm', which joins traffic class 'tc' of
+ * tx queue 't' of 'pfc', under the class's keys 'ecn': judged against the
+ * bytes the class queues on every tx queue of the port, before 'm' joins
+ * it.  Counts what it saw in port->ecn.  The caller holds t->lock. */
+static void
+pfc_hold_ecn(struct netdev_dpdk_pfc *pfc, int tc, struct rte_mbuf *m,
+             const struct pfc_ecn_params *ecn)
+{
+    uint8_t prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc);
+    struct pfc_port_ecn *c = &pfc->port->ecn;
+    enum pfc_ecn_field f;
+    uint64_t queued = 0;
+
+    for (int i = 0; i < pfc->n_txq; i++) {
+        for (uint8_t p = prios; p; p &= p - 1) {
+            uint64_t bytes;
+
+            atomic_read_relaxed(&pfc->txq[i].held_bytes[raw_ctz(p)],
+                                &bytes);
+            queued += bytes;
+        }
+    }
+    bool mark = pfc_ecn_decide(ecn, queued, random_uint32());
+
+    uint64_t orig;
+
+    f = pfc_ecn_mark(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m),
+                     mark);
+    if (f == PFC_ECN_NOT_ECT) {
+        if (queued >= ecn->min_bytes) {
+            atomic_add_relaxed(&c->not_ect[tc], 1, &orig);
+        }
+    } else if (f != PFC_ECN_NOT_IP) {
+        atomic_add_relaxed(&c->ect[tc], 1, &orig);
+        if (mark && f != PFC_ECN_CE) {
+            atomic_add_relaxed(&c->marked[tc], 1, &orig);
+        }
+    }
+}
+
 /* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
  * 't' for its class, if the buffer admits it (pfc_buf_txq_admit()): charged to
  * its ingress priority group, or as lossy.  '*free' caches the shared
@@ -858,6 +900,12 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     v = pfc_buf_txq_admit(pfc, t, q, &h, *free, pfc_mbuf_is_copy(m));
     if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
         return false;           /* The caller drops 'm'. */
+    }
+
+    const struct pfc_ecn_params *ecn = pfc_config_ecn(&pfc->cfg, tc);
+
+    if (OVS_UNLIKELY(ecn->on)) {
+        pfc_hold_ecn(pfc, tc, m, ecn);
     }
     ovs_assert(pfc_holdq_append(q, &h));
     t->nonempty |= 1u << tc;

@@ -1412,7 +1412,8 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
         /* The bridge sets every Queue row again at each transaction: the
          * same mapping takes no lock and allocates nothing. */
         if (cfg.tsa_ets != pfc->cfg.tsa_ets
-            || memcmp(cfg.tc_bw, pfc->cfg.tc_bw, sizeof cfg.tc_bw)) {
+            || memcmp(cfg.tc_bw, pfc->cfg.tc_bw, sizeof cfg.tc_bw)
+            || memcmp(cfg.ecn_tc, pfc->cfg.ecn_tc, sizeof cfg.ecn_tc)) {
             pfc_txqs_lock(pfc);
             pfc->cfg = cfg;
             pfc_txqs_unlock(pfc);
@@ -1503,6 +1504,7 @@ netdev_dpdk_pfc_qos_queue_get(struct smap *details, uint32_t queue_id,
     } else {
         smap_add(details, "tsa", "strict");
     }
+    pfc_ecn_to_smap(&pfc->cfg.ecn_tc[queue_id], details);
     return 0;
 }
 

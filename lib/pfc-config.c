@@ -254,6 +254,7 @@ pfc_config_check_keys(const struct smap *details, char **errp)
         "watchdog-action", "dcbx", "dcbx-willing", "lldp-tx-interval",
         "dynamic-th", "egress-dynamic-th", "lossy-dynamic-th",
         "max-rate", "trust", "dscp-map", "rewrite-pcp", "rewrite-dscp",
+        "ecn-min-threshold", "ecn-max-threshold", "ecn-max-probability",
     };
     struct smap_node *node;
 
@@ -275,7 +276,9 @@ pfc_config_check_keys(const struct smap *details, char **errp)
                               "dcbx, dcbx-willing, lldp-tx-interval, "
                               "dynamic-th, egress-dynamic-th, "
                               "lossy-dynamic-th, max-rate, trust, "
-                              "dscp-map, rewrite-pcp, rewrite-dscp)",
+                              "dscp-map, rewrite-pcp, rewrite-dscp, "
+                              "ecn-min-threshold, ecn-max-threshold, "
+                              "ecn-max-probability)",
                               node->key);
             return EINVAL;
         }
@@ -574,6 +577,7 @@ pfc_config_parse(const struct smap *details, struct pfc_config *cfg,
     error = error ? error : pfc_config_parse_port(details, cfg, errp);
     error = error ? error : pfc_config_parse_wd(details, cfg, errp);
     error = error ? error : pfc_config_parse_thresholds(details, cfg, errp);
+    error = error ? error : pfc_ecn_parse(details, "", &cfg->ecn, errp);
     if (error) {
         return error;
     }
@@ -652,15 +656,27 @@ pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
     }
     SMAP_FOR_EACH (node, details) {
         if (strcmp(node->key, "priorities") && strcmp(node->key, "tsa")
-            && strcmp(node->key, "tc-bw")) {
+            && strcmp(node->key, "tc-bw")
+            && strncmp(node->key, "ecn-", 4)) {
             *errp = xasprintf("queue %"PRIu32": other_config:%s is not a "
                               "key of a pfc queue (valid keys: priorities, "
-                              "tsa, tc-bw)", queue_id, node->key);
+                              "tsa, tc-bw, ecn-min-threshold, "
+                              "ecn-max-threshold, ecn-max-probability)",
+                              queue_id, node->key);
             return EINVAL;
         }
     }
     if (pfc_config_parse_tsa(details, queue_id, &ets, &bw, errp)) {
         return EINVAL;
+    }
+
+    char *where = xasprintf("queue %"PRIu32": ", queue_id);
+    struct pfc_ecn_params ecn;
+    int error = pfc_ecn_parse(details, where, &ecn, errp);
+
+    free(where);
+    if (error) {
+        return error;
     }
     s = smap_get_def(details, "priorities", "");
     if (!parse_prios(s, &prios)) {
@@ -684,6 +700,7 @@ pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
     cfg->tc_prios[queue_id] = prios;
     cfg->tsa_ets = (cfg->tsa_ets & ~(1u << queue_id)) | (ets << queue_id);
     cfg->tc_bw[queue_id] = bw;
+    cfg->ecn_tc[queue_id] = ecn;
     pfc_config_map(cfg);
     return 0;
 }
@@ -697,6 +714,7 @@ pfc_config_clear_queue(struct pfc_config *cfg, uint32_t queue_id)
         cfg->tc_prios[queue_id] = 0;
         cfg->tsa_ets &= ~(1u << queue_id);
         cfg->tc_bw[queue_id] = 0;
+        memset(&cfg->ecn_tc[queue_id], 0, sizeof cfg->ecn_tc[queue_id]);
         pfc_config_map(cfg);
     }
 }
@@ -803,6 +821,7 @@ pfc_config_to_smap(const struct pfc_config *cfg, struct smap *details)
     if (cfg->max_rate) {
         smap_add_format(details, "max-rate", "%"PRIu64, cfg->max_rate);
     }
+    pfc_ecn_to_smap(&cfg->ecn, details);
     if (cfg->dcbx) {
         smap_add(details, "dcbx", "ieee");
         smap_add(details, "dcbx-willing",
@@ -846,5 +865,9 @@ pfc_config_equal(const struct pfc_config *a, const struct pfc_config *b)
             && a->wd_restore_ms == b->wd_restore_ms
             && a->wd_restore_default == b->wd_restore_default
             && a->wd_action == b->wd_action
-            && a->max_rate == b->max_rate);
+            && a->max_rate == b->max_rate
+            && a->ecn.on == b->ecn.on
+            && a->ecn.min_bytes == b->ecn.min_bytes
+            && a->ecn.max_bytes == b->ecn.max_bytes
+            && a->ecn.max_prob == b->ecn.max_prob);
 }

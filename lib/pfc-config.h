@@ -26,6 +26,7 @@
 
 #include "pfc.h"
 #include "pfc-classify.h"
+#include "pfc-ecn.h"
 #include "pfc-wd.h"
 
 struct ds;
@@ -134,7 +135,19 @@ struct pfc_config {
                                  * over the ets classes is checked once
                                  * every Queue is set
                                  * (pfc_ets_validate()). */
+    struct pfc_ecn_params ecn;  /* The QoS row's ECN keys: the default of
+                                 * every traffic class (lib/pfc-ecn.h). */
+    struct pfc_ecn_params ecn_tc[PFC_N_PRIOS];  /* A Queue row's ECN keys,
+                                                 * for its class, if on. */
 };
+
+/* The ECN marking of traffic class 'tc' under 'cfg': its Queue row's keys,
+ * or else the QoS row's. */
+static inline const struct pfc_ecn_params *
+pfc_config_ecn(const struct pfc_config *cfg, int tc)
+{
+    return cfg->ecn_tc[tc].on ? &cfg->ecn_tc[tc] : &cfg->ecn;
+}
 
 /* Slots of the traffic class queue of a class that no enabled priority
  * maps to, without queue-size: lossy classes hold only what a full tx ring
