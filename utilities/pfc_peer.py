@@ -305,7 +305,7 @@ class DataStream:
 
     def __init__(self, stream, prio, src, dst, tagged=True, vlan=DEFAULT_VLAN,
                  size=128, run=0, udp_sport=None, ip=None, dscp=0,
-                 outer_dst=None):
+                 outer_dst=None, ecn=0):
         s = scapy()
         if ip == "vxlan":
             # Untagged IPv4 of DSCP 0 in VXLAN (RFC 7348) to the switch's
@@ -339,11 +339,13 @@ class DataStream:
             from scapy.layers.inet6 import IPv6
             udp = UDP(sport=udp_sport, dport=UDP_DPORT, chksum=0)
             if ip == "6":
-                l3 = (IPv6(src=UDP6_SRC_IP, dst=UDP6_DST_IP, tc=dscp << 2)
+                l3 = (IPv6(src=UDP6_SRC_IP, dst=UDP6_DST_IP,
+                           tc=(dscp << 2) | ecn)
                       / udp / s.Raw(hdr))
                 l3len = 48
             else:
-                l3 = (IP(src=UDP_SRC_IP, dst=UDP_DST_IP, tos=dscp << 2)
+                l3 = (IP(src=UDP_SRC_IP, dst=UDP_DST_IP,
+                         tos=(dscp << 2) | ecn)
                       / udp / s.Raw(hdr))
                 l3len = 28
             if tagged:
@@ -446,7 +448,7 @@ def parse_frame(frame):
         _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, l4 + 8)
         d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq,
                  sport=struct.unpack_from("!H", frame, l4)[0],
-                 dscp=frame[off + 1] >> 2)
+                 dscp=frame[off + 1] >> 2, ecn=frame[off + 1] & 3)
     elif (et == 0x86DD and len(frame) >= off + 48 + DATA_HDR.size
           and frame[off] >> 4 == 6 and frame[off + 6] == 17
           and frame[off + 48:off + 52] == MAGIC):
@@ -454,7 +456,8 @@ def parse_frame(frame):
         _, stream, prio, run, seq = DATA_HDR.unpack_from(frame, off + 48)
         d.update(kind="data", stream=stream, prio=prio, run=run, seq=seq,
                  sport=struct.unpack_from("!H", frame, off + 40)[0],
-                 dscp=((frame[off] & 0xF) << 2) | (frame[off + 1] >> 6))
+                 dscp=((frame[off] & 0xF) << 2) | (frame[off + 1] >> 6),
+                 ecn=(frame[off + 1] >> 4) & 3)
     else:
         d["kind"] = "other"
     return d
@@ -554,9 +557,10 @@ class Recorder(threading.Thread):
         super().__init__(daemon=True)
         self.port = port
         self.on_frame = on_frame
-        # (t, stream, prio, pcp, seq, run, outer_dscp, vid, dscp): pcp and
-        # vid of the outer tag (None if untagged), outer_dscp of a VXLAN
-        # frame, dscp of the IP packet (the inner one in VXLAN), or None.
+        # (t, stream, prio, pcp, seq, run, outer_dscp, vid, dscp, ecn): pcp
+        # and vid of the outer tag (None if untagged), outer_dscp of a VXLAN
+        # frame, dscp and ecn of the IP packet (the inner one in VXLAN), or
+        # None.
         self.data = []
         self.macc = []      # parse_frame() dicts with "t"
         self.other = 0
@@ -582,7 +586,7 @@ class Recorder(threading.Thread):
                     self.data.append((t, d["stream"], d["prio"],
                                       d.get("pcp"), d["seq"], d["run"],
                                       d.get("outer_dscp"), d.get("vid"),
-                                      d.get("dscp")))
+                                      d.get("dscp"), d.get("ecn")))
                 elif d["kind"] == "macc":
                     self.macc.append(d)
                 else:
@@ -667,7 +671,8 @@ def send_streams(port, streams, count, rate, size=128, src=MAC_A, dst=MAC_B,
                      udp_sport=(udp_sports or {}).get(sid),
                      ip=ips.get(sid, (None, 0))[0],
                      dscp=ips.get(sid, (None, 0))[1],
-                     outer_dst=(ips.get(sid, (None, 0, None)) + (None,))[2])
+                     outer_dst=(ips.get(sid, (None, 0, None)) + (None,))[2],
+                     ecn=(ips.get(sid, (None, 0)) + (None, 0))[3] or 0)
           for sid, prio, tagged in streams]
     sent = {sid: 0 for sid, _, _ in streams}
     interval = 1.0 / rate if rate else 0.0
@@ -1965,8 +1970,8 @@ def cmd_stream(args):
             rec = Recorder(port, pause.on_frame)
             rec.start()
         streams = parse_streams(args.streams)
-        ips = ({sid: (args.ip, args.dscp) for sid, _, _ in streams}
-               if args.ip else None)
+        ips = ({sid: (args.ip, args.dscp, None, args.ecn)
+                for sid, _, _ in streams} if args.ip else None)
         sent = send_streams(port, streams, args.count,
                             args.rate, size=args.size, src=src, dst=dst,
                             start_seq=args.start_seq, pause=pause,
@@ -2072,6 +2077,26 @@ def cmd_check(args):
     expected = list(range(args.first, args.first + args.expect))
     print("stream %d: %s" % (args.stream, seq_report(seqs, expected)))
     return 0 if seqs == expected else 1
+
+
+def cmd_ecn(args):
+    """Prints, as JSON, the ECN field of the frames of one stream of a
+    recv record: how many of each codepoint, and the seqs that arrived with
+    CE."""
+    rec = load_record(args.record)
+    rows = [x for x in rec["data"] if x[1] == args.stream]
+    names = {0: "not_ect", 1: "ect1", 2: "ect0", 3: "ce"}
+    out = {"frames": len(rows), "not_ect": 0, "ect1": 0, "ect0": 0, "ce": 0,
+           "not_ip": 0}
+    ce = []
+    for x in rows:
+        e = x[9] if len(x) > 9 else None
+        out[names.get(e, "not_ip")] += 1
+        if e == 3:
+            ce.append(x[4])
+    out["ce_seqs"] = ce
+    print(json.dumps(out))
+    return 0
 
 
 def cmd_decode(args):
@@ -2324,6 +2349,9 @@ def main():
                    help="with --ip: their DSCP, 0 to 63")
     s.add_argument("--vlan", type=int, default=DEFAULT_VLAN,
                    help="VID of the tagged streams (0: priority-tagged)")
+    s.add_argument("--ecn", type=int, default=0, choices=range(4),
+                   help="with --ip: their ECN field (0 Not-ECT, 1 ECT(1), "
+                   "2 ECT(0), 3 CE)")
     s.add_argument("--honour", metavar="SPEED",
                    help="honour the PFC frames that arrive, as a NIC of "
                    "link speed SPEED (e.g. 1G) would; not with --batch")
@@ -2354,6 +2382,12 @@ def main():
     s = sub.add_parser("decode", help="print MAC Control frames recorded")
     s.add_argument("record")
     s.set_defaults(func=cmd_decode)
+
+    s = sub.add_parser("ecn", help="count the ECN codepoints of a stream "
+                       "in a recv record (JSON)")
+    s.add_argument("record")
+    s.add_argument("--stream", type=int, required=True)
+    s.set_defaults(func=cmd_ecn)
 
     s = sub.add_parser("scenario", help="run a two-port traffic scenario")
     s.add_argument("name", choices=sorted(SCENARIOS))
