@@ -16,7 +16,7 @@ apt-get install -y -q --no-install-recommends \
     libssl-dev libcap-ng-dev libnuma-dev libpcap-dev \
     python3 python3-scapy tshark tcpdump netsniff-ng iproute2 procps kmod \
     debhelper dpkg-dev lintian libunbound-dev util-linux python3-matplotlib \
-    python3-pytest python3-netaddr systemtap-sdt-dev
+    python3-pytest python3-netaddr systemtap-sdt-dev iperf3 iputils-ping ethtool
 
 # lldpd is the DCBX link partner of the system tests, run by them in their
 # own network namespaces.  The package would start the daemon on the host's

@@ -152,3 +152,128 @@ test_ecn_rate() {
         -eq 100
     [ "$FAILS" -eq 0 ]
 }
+
+# tcp_setup: A (10.77.0.1) and B (10.77.0.2) as TCP hosts through dpdk-a
+# and dpdk-b: no offloads on either end of their veths (net_af_packet
+# carries what the kernel hands it, as a NIC would not), static neighbours,
+# and ECN negotiated (net.ipv4.tcp_ecn=1).  tcp_run's sender uses cubic,
+# Linux's default congestion control, whatever the host's default.
+tcp_setup() {
+    local ns ifc
+    for ifc in "$PFC_NS_A:$PFC_IF_A1" "$PFC_NS_B:$PFC_IF_B1" \
+               "$PFC_NS_S:$PFC_IF_A0" "$PFC_NS_S:$PFC_IF_B0"; do
+        ip netns exec "${ifc%%:*}" ethtool -K "${ifc#*:}" tx off tso off \
+            gso off gro off >/dev/null 2>&1 || {
+            pfc_err "ethtool -K ${ifc#*:} failed"; return 1; }
+    done
+    ip -n "$PFC_NS_A" addr add 10.77.0.1/24 dev "$PFC_IF_A1" || return 1
+    ip -n "$PFC_NS_B" addr add 10.77.0.2/24 dev "$PFC_IF_B1" || return 1
+    ip -n "$PFC_NS_A" neigh replace 10.77.0.2 lladdr "$PFC_MAC_B" \
+        dev "$PFC_IF_A1" || return 1
+    ip -n "$PFC_NS_B" neigh replace 10.77.0.1 lladdr "$PFC_MAC_A" \
+        dev "$PFC_IF_B1" || return 1
+    for ns in "$PFC_NS_A" "$PFC_NS_B"; do
+        ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1 || return 1
+    done
+    pfc_log "tcp_ecn 1; congestion control: cubic (iperf3 -C)"
+}
+
+# tcp_run NAME SECONDS: an iperf3 TCP upload from A to B for SECONDS, with
+# a ping from A to B every 10 ms from its second second on; writes
+# $PFC_TMP/NAME.json with goodput (bit/s), retransmissions, and the ping's
+# RTT percentiles (ms), and prints it.
+tcp_run() {
+    local out=$PFC_TMP/$1 secs=$2
+    ip netns exec "$PFC_NS_B" iperf3 -s -1 -B 10.77.0.2 >/dev/null 2>&1 &
+    PFC_BG_PIDS+=($!)
+    sleep 0.5
+    (sleep 1; ip netns exec "$PFC_NS_A" ping -i 0.01 -w $((secs - 2)) \
+        10.77.0.2 > "$out.ping" 2>&1) &
+    PFC_BG_PIDS+=($!)
+    ip netns exec "$PFC_NS_A" iperf3 -c 10.77.0.2 -B 10.77.0.1 -t "$secs" \
+        -C cubic -J > "$out.iperf" 2>&1 || pfc_log "iperf3 failed: $(tail -3 "$out.iperf")"
+    wait
+    "$PFC_PY" - "$out" <<'PY'
+import json, re, sys
+out = sys.argv[1]
+try:
+    r = json.load(open(out + ".iperf"))
+    bps = r["end"]["sum_received"]["bits_per_second"]
+    retr = r["end"]["sum_sent"].get("retransmits", -1)
+except Exception as e:
+    bps, retr = 0, -1
+rtts = sorted(float(m) for m in
+              re.findall(r"time=([0-9.]+) ms", open(out + ".ping").read()))
+def pct(p):
+    return rtts[min(len(rtts) - 1, int(p / 100 * len(rtts)))] if rtts else -1
+res = {"goodput_bps": round(bps), "retransmits": retr, "pings": len(rtts),
+       "rtt_p50_ms": pct(50), "rtt_p90_ms": pct(90), "rtt_p99_ms": pct(99)}
+json.dump(res, open(out + ".json", "w"))
+print(json.dumps(res))
+PY
+}
+
+# tcp_fact NAME KEY: KEY of tcp_run NAME's figures.
+tcp_fact() {
+    "$PFC_PY" -c 'import json, sys
+print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$PFC_TMP/$1.json" "$2"
+}
+
+# Linux TCP with ECN through a PFC port whose shaper is the bottleneck:
+# dpdk-b shapes to max-rate 50 Mb/s, and an iperf3 upload (cubic,
+# net.ipv4.tcp_ecn=1) from A to B shares class 0 with a ping every 10 ms.
+#   - ECN with ecn-min-threshold = ecn-max-threshold = K = 30,000 bytes
+#     (DCTCP's step; 4.8 ms at 50 Mb/s): goodput at least 90% of max-rate,
+#     no retransmission, CE marks counted, and the ping's p99 within K's
+#     queueing delay plus 10 ms of the idle path's.
+#   - The same run without ECN keys: the queue that marking removes, as
+#     the ping's median RTT, at least 4 times K's delay.
+# Figures are printed for pfc.rst; the assertions are the bounds above.
+test_ecn_tcp() {
+    local base k=30000 limit
+    command -v iperf3 >/dev/null || {
+        pfc_log "FAIL: iperf3 is not installed (scripts/install-deps.sh)"
+        return 1; }
+    pfc_setup "$OVS" || return 1
+    tcp_setup || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10G max-rate=50000000 \
+        ecn-min-threshold=$k ecn-max-threshold=$k || return 1
+    ip netns exec "$PFC_NS_A" ping -i 0.01 -c 200 10.77.0.2 \
+        > "$PFC_TMP/idle.ping" 2>&1 || {
+        pfc_log "FAIL: ping A -> B: $(tail -2 "$PFC_TMP/idle.ping")"
+        return 1; }
+    base=$("$PFC_PY" -c 'import re, sys
+r = sorted(float(m) for m in re.findall(r"time=([0-9.]+) ms",
+                                         open(sys.argv[1]).read()))
+print("%.3f %.3f" % (r[len(r) // 2], r[min(len(r) - 1, int(0.99 * len(r)))]))' \
+        "$PFC_TMP/idle.ping")
+    pfc_log "idle path RTT: p50 ${base% *} ms, p99 ${base#* } ms"
+
+    pfc_log "with ECN (K = $k bytes):"
+    tcp_run ecn 12
+    pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc0:')"
+    check "goodput with ECN (bit/s), at least 90% of 50 Mb/s" \
+        "$(tcp_fact ecn goodput_bps)" -ge 45000000
+    check "retransmissions with ECN" "$(tcp_fact ecn retransmits)" -eq 0
+    check "CE marks counted" "$(ecn_tc0 dpdk-b marked)" -gt 0
+    limit=$("$PFC_PY" -c "print(int(${base#* } + $k * 8 / 50e6 * 1e3 + 10))")
+    check "ping p99 with ECN (ms, rounded down), at most p99 idle + 4.8 + 10" \
+        "$(tcp_fact ecn rtt_p99_ms | cut -d. -f1)" -le "$limit"
+
+    pfc_vsctl remove QoS "$(pfc_vsctl get Port dpdk-b qos)" other_config \
+        ecn-min-threshold ecn-max-threshold || return 1
+    for f in $(seq 50); do
+        pfc_show dpdk-b | grep -q '^  ecn tc0:' || break
+        sleep 0.1
+    done
+    pfc_log "without ECN:"
+    tcp_run noecn 12
+    check "ping p50 without ECN (ms), at least 4 x K's 4.8 ms" \
+        "$(tcp_fact noecn rtt_p50_ms | cut -d. -f1)" -ge 19
+    [ "$FAILS" -eq 0 ]
+}
+
+# ecn_tc0 PORT COUNTER: as ecn_tc3, for class 0.
+ecn_tc0() {
+    pfc_show "$1" | sed -n "s/^  ecn tc0: .* $2 \([0-9]*\).*/\1/p"
+}
