@@ -29,6 +29,7 @@ bench: all-local
 	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-buffer bench
 	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-ets bench
 	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-classify bench
+	$(abs_builddir)/$(OVS_TREE)/tests/ovstest test-pfc-ecn bench
 	PFC_BENCH_PNG='$(abs_builddir)/pfc-bench.png' \
 	PFC_BENCH_JSON='$(abs_builddir)/pfc-bench.json' \
 	    $(srcdir)/utilities/ovs-pfc-bench $(abs_builddir)/$(OVS_TREE)

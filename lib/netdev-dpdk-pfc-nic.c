@@ -171,6 +171,7 @@ netdev_dpdk_pfc_ctrl_txq_ask(uint16_t port_id, const char *driver,
     netdev_dpdk_pfc_ports_init();
     port = &pfc_ports[port_id];
     atomic_store_relaxed(&port->hw.ctrl_txq, -1);
+    port->hw.ctrl_warned = false;
     port->hw.max_txq = max_txq;
     port->hw.ctrl_asked = pfc_ctrl_txq_want(driver, pfc_driver_quirks(driver),
                                             n_txq, max_txq);

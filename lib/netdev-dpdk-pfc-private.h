@@ -144,6 +144,9 @@ struct pfc_port_hw {
                                          * join the sender's data tx
                                          * queue. */
     bool ctrl_asked;                    /* One more tx queue was asked. */
+    bool ctrl_warned;                   /* The port was warned that it has
+                                         * none, since netdev-dpdk last
+                                         * configured it. */
     atomic_uint64_t ctrl_sent;          /* PFC frames sent on ctrl_txq. */
     uint16_t max_txq;                   /* The driver's tx queues, most. */
     rte_spinlock_t ctrl_lock;           /* Serializes sends on ctrl_txq:

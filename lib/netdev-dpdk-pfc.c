@@ -744,8 +744,8 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     return 0;
 }
 
-/* Warns, for the port of 'pfc' described by 'info', just bound, if its
- * PFC frames have no tx queue of their own (pfc_ctrl_txq_want()): how long
+/* Warns, once for each configuration of the port of 'pfc' described by
+ * 'info', just bound, if its PFC frames have no tx queue of their own (pfc_ctrl_txq_want()): how long
  * an XOFF may wait behind the data tx rings, and how much its link partner
  * may send meanwhile, which the headroom does not count.  Main thread, no
  * lock held. */
@@ -753,16 +753,16 @@ static void
 pfc_log_xoff_delay(const struct netdev_dpdk_pfc *pfc,
                    const struct netdev_dpdk_pfc_port_info *info)
 {
-    const struct pfc_port *port = pfc->port;
+    struct pfc_port *port = pfc->port;
     uint64_t speed = MAX(port->rx.tb.link_speed, 1);
     uint64_t bits;
     int cq;
 
-    atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->hw.ctrl_txq,
-                        &cq);
-    if (cq >= 0 || pfc_port_is_vhost(port)) {
+    atomic_read_relaxed(&port->hw.ctrl_txq, &cq);
+    if (cq >= 0 || pfc_port_is_vhost(port) || port->hw.ctrl_warned) {
         return;
     }
+    port->hw.ctrl_warned = true;        /* Once per port configuration. */
     bits = pfc_xoff_delay_bits(port->hw.txq_size, port->hw.max_frame,
                                MAX(info->n_txq, 1), false);
     VLOG_WARN("%s: PFC frames have no tx queue of their own (the driver "
