@@ -745,10 +745,10 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
 }
 
 /* Warns, once for each configuration of the port of 'pfc' described by
- * 'info', just bound, if its PFC frames have no tx queue of their own (pfc_ctrl_txq_want()): how long
- * an XOFF may wait behind the data tx rings, and how much its link partner
- * may send meanwhile, which the headroom does not count.  Main thread, no
- * lock held. */
+ * 'info', just bound, if its PFC frames have no tx queue of their own
+ * (pfc_ctrl_txq_want()): how long an XOFF may wait behind the data tx
+ * rings, and how much its link partner may send meanwhile, which the
+ * headroom does not count.  Main thread, no lock held. */
 static void
 pfc_log_xoff_delay(const struct netdev_dpdk_pfc *pfc,
                    const struct netdev_dpdk_pfc_port_info *info)
