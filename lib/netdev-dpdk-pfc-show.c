@@ -27,9 +27,11 @@
 
 #include "netdev.h"
 #include "netdev-provider.h"
+#include "openvswitch/json.h"
 #include "openvswitch/dynamic-string.h"
 #include "packets.h"
 #include "pfc-dcbx.h"
+#include "pfc-compat.h"
 #include "pfc-headroom.h"
 #include "timeval.h"
 #include "unixctl.h"
@@ -1062,6 +1064,120 @@ pfc_show_wd(struct ds *ds, const struct pfc_show_snap *snap)
     }
 }
 
+/* Adds "NAME": V, an integer, to JSON object 'o'. */
+static void
+pfc_json_int(struct json *o, const char *name, uint64_t v)
+{
+    json_object_put(o, name, json_integer_create(MIN(v, INT64_MAX)));
+}
+
+/* Returns the priorities in bitmap 'prios' as a JSON array of integers. */
+static struct json *
+pfc_json_prios(uint8_t prios)
+{
+    struct json *a = json_array_create_empty();
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        if ((prios >> n) & 1) {
+            json_array_add(a, json_integer_create(n));
+        }
+    }
+    return a;
+}
+
+/* The JSON of pfc/show for the port of 'snap' (a vhost-user port if
+ * 'vhost'): its configuration in brief, one object per priority with the
+ * figures of pfc/show's table, and one per traffic class with ECN keys.
+ * The numbers are numbers: bit/s, ns, us, packets, bytes. */
+static struct json *
+pfc_show_json(const struct pfc_show_snap *snap, bool vhost)
+{
+    const struct pfc_port *port = &snap->port;
+    const struct pfc_config *cfg = &snap->cfg;
+    const struct pfc_counters *c = &snap->counters;
+    struct json *o = json_object_create();
+    struct json *prios = json_array_create_empty();
+    struct json *ecn = json_array_create_empty();
+
+    json_object_put_string(o, "type", vhost ? "vhost-user" : "dpdk");
+    if (!vhost) {
+        int cq;
+
+        pfc_json_int(o, "dpdk_port", snap->port_id);
+        pfc_json_int(o, "link_speed", port->rx.tb.link_speed);
+        pfc_json_int(o, "tx_ring", port->hw.txq_size);
+        atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)
+                            ->hw.ctrl_txq, &cq);
+        json_object_put(o, "pfc_frames_txq", (cq >= 0
+                                              ? json_integer_create(cq)
+                                              : json_null_create()));
+        uint64_t xoff = pfc_xoff_delay_bits(port->hw.txq_size,
+                                            port->hw.max_frame, snap->n_txq,
+                                            cq >= 0);
+        pfc_json_int(o, "xoff_send_delay_ns",
+                     (uint64_t) ((double) xoff * 1e9
+                                 / MAX(port->rx.tb.link_speed, 1)));
+        pfc_json_int(o, "rx_invalid", c->rx_invalid);
+    }
+    json_object_put(o, "pfc_enable", pfc_json_prios(cfg->enabled));
+    json_object_put_string(o, "trust", pfc_trust_name(cfg->trust));
+    pfc_json_int(o, "rx_queues", snap->n_rxq);
+    pfc_json_int(o, "tx_queues", snap->n_txq);
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        struct json *r = json_object_create();
+        uint64_t left = pfc_pause_remaining(&port->rx.pause, n, snap->now);
+        uint64_t total = pfc_pause_total(&port->rx.pause, n, snap->now);
+
+        pfc_json_int(r, "priority", n);
+        pfc_json_int(r, "tc", cfg->prio_to_tc[n]);
+        json_object_put(r, "paused", json_boolean_create(left != 0));
+        pfc_json_int(r, "pause_left_us",
+                     pfc_ticks_to_ns(&port->rx.tb, left) / 1000);
+        pfc_json_int(r, "held_pkts", snap->held_pkts[n]);
+        pfc_json_int(r, "held_bytes", snap->held_bytes[n]);
+        pfc_json_int(r, "ingress_bytes", snap->occ_bytes[n]);
+        pfc_json_int(r, "ingress_pkts", snap->occ_pkts[n]);
+        json_object_put(r, "xoff", json_boolean_create(
+                            (port->buf.xoff.asserted >> n) & 1));
+        pfc_json_int(r, "rx_frames", c->rx_frames[n]);
+        pfc_json_int(r, "tx_frames", c->tx_frames[n]);
+        pfc_json_int(r, "transitions", c->transitions[n]);
+        pfc_json_int(r, "paused_us",
+                     pfc_ticks_to_ns(&port->rx.tb, total) / 1000);
+        pfc_json_int(r, "hold_drops", c->hold_drops[n]);
+        pfc_json_int(r, "rx_ignored", c->rx_ignored[n]);
+        pfc_json_int(r, "headroom_pkts", snap->occ_hdrm[n]);
+        pfc_json_int(r, "headroom_drops", snap->hdrm_drops[n]);
+        json_array_add(prios, r);
+    }
+    json_object_put(o, "priorities", prios);
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        const struct pfc_ecn_params *e = pfc_config_ecn(cfg, tc);
+        struct pfc_port_ecn *pe = CONST_CAST(struct pfc_port_ecn *,
+                                             &port->ecn);
+        struct json *r;
+        uint64_t v;
+
+        if (!e->on) {
+            continue;
+        }
+        r = json_object_create();
+        pfc_json_int(r, "tc", tc);
+        pfc_json_int(r, "min_threshold", e->min_bytes);
+        pfc_json_int(r, "max_threshold", e->max_bytes);
+        pfc_json_int(r, "max_probability", e->max_prob);
+        atomic_read_relaxed(&pe->ect[tc], &v);
+        pfc_json_int(r, "ect", v);
+        atomic_read_relaxed(&pe->marked[tc], &v);
+        pfc_json_int(r, "marked", v);
+        atomic_read_relaxed(&pe->not_ect[tc], &v);
+        pfc_json_int(r, "not_ect_above_min", v);
+        json_array_add(ecn, r);
+    }
+    json_object_put(o, "ecn", ecn);
+    return o;
+}
+
 /* "pfc/show NAME" of a port without QoS pfc: how it classifies what it
  * receives (its trust).  Returns false if there is no netdev 'name'. */
 static bool
@@ -1096,9 +1212,17 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
                  void *aux OVS_UNUSED)
 {
     struct pfc_show_snap *snap = xmalloc(sizeof *snap);
+    bool json = pfc_unixctl_wants_json(conn, &argc, &argv);
+    struct json *ports = json ? json_object_create() : NULL;
     struct ds ds = DS_EMPTY_INITIALIZER;
     bool found = false;
 
+    if (argc > 2) {
+        json_destroy(ports);
+        free(snap);
+        unixctl_command_reply_error(conn, "usage: pfc/show [--json] [port]");
+        return;
+    }
     netdev_dpdk_pfc_ports_init();
     for (int i = 0; i < PFC_N_PORTS; i++) {
         struct pfc_port *port = &pfc_ports[i];
@@ -1110,7 +1234,11 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
             pfc_show_snapshot(snap, port);
         }
         rte_spinlock_unlock(&port->lock);
-        if (show && pfc_port_is_vhost(port)) {
+        if (show && json) {
+            json_object_put(ports, port->name,
+                            pfc_show_json(snap, pfc_port_is_vhost(port)));
+            found = true;
+        } else if (show && pfc_port_is_vhost(port)) {
             pfc_show_vhost_port(&ds, snap);
             found = true;
         } else if (show) {
@@ -1120,7 +1248,16 @@ pfc_unixctl_show(struct unixctl_conn *conn, int argc, const char *argv[],
     }
     free(snap);
 
-    if (argc > 1 && !found && !pfc_show_plain_port(&ds, argv[1])) {
+    if (json) {
+        if (argc > 1 && !found) {
+            /* A port without QoS pfc has no PFC figures to give. */
+            json_destroy(ports);
+            unixctl_command_reply_error(conn, "no such port with QoS type "
+                                        "pfc");
+        } else {
+            pfc_unixctl_reply_json(conn, ports);
+        }
+    } else if (argc > 1 && !found && !pfc_show_plain_port(&ds, argv[1])) {
         unixctl_command_reply_error(conn, "no such port");
     } else {
         unixctl_command_reply(conn, ds_cstr(&ds));
@@ -1195,13 +1332,88 @@ pfc_buffer_port(struct ds *ds, struct pfc_port *port,
     }
 }
 
+/* The JSON of pfc/buffer for 'port', whose QoS object is 'pfc': the same
+ * priority groups and traffic classes as pfc_buffer_port(), 'free' the
+ * shared pool's free cells. */
+static struct json *
+pfc_buffer_port_json(struct pfc_port *port, const struct netdev_dpdk_pfc *pfc,
+                     uint64_t free)
+{
+    const struct pfc_config *cfg = &pfc->cfg;
+    struct json *o = json_object_create();
+    struct json *pgs = json_array_create_empty();
+    struct json *tcs = json_array_create_empty();
+    bool vhost = pfc_port_is_vhost(port);
+    uint8_t stopped;
+
+    atomic_read_relaxed(&port->vhost.bp_stopped, &stopped);
+    for (uint32_t en = cfg->enabled; en; en &= en - 1) {
+        int n = raw_ctz(en);
+        uint64_t th = pfc_buf_pg_threshold(&pfc->xparams.pg, free);
+        bool over = vhost ? (stopped >> n) & 1
+                          : (port->buf.xoff.asserted >> n) & 1;
+        struct json *g = json_object_create();
+        struct pfc_buf_pg pg;
+        uint64_t drops;
+
+        pfc_port_pg(port, n, &pg);
+        atomic_read_relaxed(&port->buf.hdrm_drops[n], &drops);
+        pfc_json_int(g, "priority", n);
+        pfc_json_int(g, "shared", pg.shared);
+        pfc_json_int(g, "headroom", pg.headroom);
+        pfc_json_int(g, "headroom_size", pfc->xparams.pg.headroom);
+        pfc_json_int(g, "bytes", pg.bytes);
+        if (th == UINT64_MAX) {
+            pfc_json_int(g, "xoff_bytes", pfc->thr.xoff_bytes);
+        } else {
+            pfc_json_int(g, "xoff_cells", th);
+        }
+        json_object_put(g, "xoff", json_boolean_create(over));
+        pfc_json_int(g, "headroom_drops", drops);
+        json_array_add(pgs, g);
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        uint32_t held = 0, lossy = 0;
+        struct json *t;
+
+        for (int i = 0; i < pfc->n_txq; i++) {
+            held += pfc->txq[i].q[tc].n;
+            lossy += pfc->txq[i].q[tc].n_lossy;
+        }
+        if (!held
+            && !(pfc_tcs_prios(cfg->prio_to_tc, 1u << tc) & cfg->enabled)) {
+            continue;
+        }
+        t = json_object_create();
+        pfc_json_int(t, "tc", tc);
+        pfc_json_int(t, "held", held);
+        pfc_json_int(t, "lossy", lossy);
+        pfc_json_int(t, "tx_queues", pfc->n_txq);
+        pfc_json_int(t, "bound", pfc_buf_egress_bound(&pfc->eparams, free));
+        pfc_json_int(t, "lossy_limit",
+                     pfc_buf_lossy_limit(&pfc->eparams, free));
+        json_array_add(tcs, t);
+    }
+    json_object_put(o, "priority_groups", pgs);
+    json_object_put(o, "traffic_classes", tcs);
+    return o;
+}
+
 /* "pfc/buffer": the shared buffer, its priority groups and its egresses. */
 static void
-pfc_unixctl_buffer(struct unixctl_conn *conn, int argc OVS_UNUSED,
-                   const char *argv[] OVS_UNUSED, void *aux OVS_UNUSED)
+pfc_unixctl_buffer(struct unixctl_conn *conn, int argc, const char *argv[],
+                   void *aux OVS_UNUSED)
 {
+    bool json = pfc_unixctl_wants_json(conn, &argc, &argv);
+    struct json *ports = json ? json_object_create() : NULL;
     struct ds ds = DS_EMPTY_INITIALIZER;
     uint64_t total, reserved, shared, used, free, hdrm = 0;
+
+    if (argc > 1) {
+        json_destroy(ports);
+        unixctl_command_reply_error(conn, "usage: pfc/buffer [--json]");
+        return;
+    }
 
     netdev_dpdk_pfc_ports_init();
     atomic_read_relaxed(&pfc_pool.total, &total);
@@ -1232,11 +1444,27 @@ pfc_unixctl_buffer(struct unixctl_conn *conn, int argc OVS_UNUSED,
         rte_spinlock_lock(&port->lock);
         pfc = port->conf;
         rte_spinlock_unlock(&port->lock);
-        if (pfc) {
+        if (pfc && json) {
+            json_object_put(ports, port->name,
+                            pfc_buffer_port_json(port, pfc, free));
+        } else if (pfc) {
             pfc_buffer_port(&ds, port, pfc, free);
         }
     }
-    unixctl_command_reply(conn, ds_cstr(&ds));
+    if (json) {
+        struct json *o = json_object_create();
+
+        pfc_json_int(o, "cells", total);
+        pfc_json_int(o, "headroom_reserved", reserved);
+        pfc_json_int(o, "headroom_in_use", hdrm);
+        pfc_json_int(o, "shared", shared);
+        pfc_json_int(o, "taken_by_tx_queues", used);
+        pfc_json_int(o, "free", free);
+        json_object_put(o, "ports", ports);
+        pfc_unixctl_reply_json(conn, o);
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&ds));
+    }
     ds_destroy(&ds);
 }
 
@@ -1247,10 +1475,10 @@ netdev_dpdk_pfc_register_commands(void)
 {
     netdev_dpdk_pfc_ports_init();
     pfc_mark_register();
-    unixctl_command_register("pfc/show", "[port]", 0, 1, pfc_unixctl_show,
-                             NULL);
-    unixctl_command_register("pfc/buffer", "", 0, 0, pfc_unixctl_buffer,
-                             NULL);
+    unixctl_command_register("pfc/show", "[--json] [port]", 0, 2,
+                             pfc_unixctl_show, NULL);
+    unixctl_command_register("pfc/buffer", "[--json]", 0, 1,
+                             pfc_unixctl_buffer, NULL);
     pfc_headroom_register_commands();
     pfc_watermark_register_commands();
 }

@@ -28,9 +28,13 @@
  * into pfc-ovs-version.h when it assembles the tree. */
 
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include "daemon.h"
+#include "openvswitch/json.h"
 #include "pfc-ovs-version.h"
 #include "smap.h"               /* userspace-tso.h needs it. */
+#include "unixctl.h"
 #include "userspace-tso.h"
 
 #ifndef PFC_OVS_VERSION_NUM
@@ -71,5 +75,52 @@ pfc_daemonize_start(void)
 #else
 #define PFC_RX_STEERING(DEV) false
 #endif
+
+/* Returns true if the caller of a unixctl command asked for JSON: by a first
+ * argument "--json", which this takes off '*argc' and '*argv' by moving
+ * them on by one (so that (*argv)[1] is the argument after it, and
+ * (*argv)[0] is no longer the command's name; the array itself, which
+ * unixctl frees, is not written), or, from Open vSwitch 3.5 on, by
+ * "ovs-appctl -f json".  Open vSwitch 3.1 has no "-f": there the argument
+ * is the only way. */
+static inline bool
+pfc_unixctl_wants_json(struct unixctl_conn *conn, int *argc,
+                       const char ***argv)
+{
+    bool json = false;
+
+    if (*argc > 1 && !strcmp((*argv)[1], "--json")) {
+        (*argc)--;
+        (*argv)++;
+        json = true;
+    }
+#if PFC_OVS_VERSION_NUM >= 30500
+    json = json || (unixctl_command_get_output_format(conn)
+                    == UNIXCTL_OUTPUT_FMT_JSON);
+#else
+    (void) conn;
+#endif
+    return json;
+}
+
+/* Replies 'json', which this takes: as a JSON document to "ovs-appctl -f
+ * json" (Open vSwitch 3.5 on), otherwise as its text, indented, members
+ * sorted. */
+static inline void
+pfc_unixctl_reply_json(struct unixctl_conn *conn, struct json *json)
+{
+    char *s;
+
+#if PFC_OVS_VERSION_NUM >= 30500
+    if (unixctl_command_get_output_format(conn) == UNIXCTL_OUTPUT_FMT_JSON) {
+        unixctl_command_reply_json(conn, json);
+        return;
+    }
+#endif
+    s = json_to_string(json, JSSF_PRETTY | JSSF_SORT);
+    unixctl_command_reply(conn, s);
+    free(s);
+    json_destroy(json);
+}
 
 #endif /* pfc-compat.h */
