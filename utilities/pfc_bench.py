@@ -747,10 +747,11 @@ def lat_verdict(p99, target, samples, preempt, over=None, floor=None):
 
 # The phases, in the order of a full run.  "sink" must come before the
 # phases that use the pcap sink (cb, latency, pause-end, held, plot),
-# "nulls" before ba, trust, ets and ports.  "pmd2" comes last: it deletes
+# "nulls" before ba, trust, ets, ecn and ports.  "pmd2" comes last: it deletes
 # every port and gives ovs-vswitchd a second PMD thread.
 PHASES = {"memory": "phase_memory", "nulls": "phase_setup_nulls",
           "ba": "phase_ba", "trust": "phase_trust", "ets": "phase_ets",
+          "ecn": "phase_ecn",
           "ports": "phase_ports",
           "sink": "phase_add_sink",
           "cb": "phase_cb", "latency": "phase_latency",
@@ -1285,6 +1286,21 @@ class Bench:
                                 if frames else 0)}
         log("ets shaped: %s" % self.results["ets_shaped"])
         self.qos_clear(["null0"])
+
+    def phase_ecn(self):
+        """ECN: b/a with ECN keys on every traffic class and no backlog
+        (null0 takes everything): a packet that joins no class queue is
+        never judged, so marking costs nothing here."""
+        log("ecn b/a on null0: a = no QoS, b = QoS pfc pfc-enable=3,4 "
+            "link-speed=10G ecn-min-threshold=ecn-max-threshold=30000")
+        self.flows("in_port=src,actions=output:null0")
+        self.window()
+        self.series("ecn b/a", lambda: self.qos_clear(["null0"]),
+                    lambda: self.qos_set(["null0"], pfc_enable="3,4",
+                                         link_speed="10G",
+                                         ecn_min_threshold=30000,
+                                         ecn_max_threshold=30000),
+                    self.a.runs, lambda w, x: w["mpps"])
 
     def phase_ports(self):
         log("scaling with 1, 2, 4, 8 PFC ports (net_null sinks; "
@@ -1916,6 +1932,15 @@ class Bench:
                 ">= %.2f" % TARGET_BA, fmt_ratio(eb["ctrl"]),
                 self.verdict(eb["ratio"], eb["ratio"] >= TARGET_BA,
                              eb["ctrl"], eb["ratio"], TARGET_BA)))
+        nb = R.get("ecn b/a")
+        if nb:
+            rows.append((
+                "ecn b/a, ECN keys on every class, no backlog, 1 PMD",
+                "%s  (a %.2f Mpps, b %.2f Mpps; net_null sink)"
+                % (fmt_ratio(nb["ratio"]), nb["ref_mpps"], nb["x_mpps"]),
+                ">= %.2f" % TARGET_BA, fmt_ratio(nb["ctrl"]),
+                self.verdict(nb["ratio"], nb["ratio"] >= TARGET_BA,
+                             nb["ctrl"], nb["ratio"], TARGET_BA)))
         es = R.get("ets_shaped")
         if es:
             ok = (abs(es["share0"] / 0.25 - 1) <= TARGET_ETS_SHARE

@@ -183,16 +183,20 @@ tcp_setup() {
 # $PFC_TMP/NAME.json with goodput (bit/s), retransmissions, and the ping's
 # RTT percentiles (ms), and prints it.
 tcp_run() {
-    local out=$PFC_TMP/$1 secs=$2
+    local out=$PFC_TMP/$1 secs=$2 srv png
     ip netns exec "$PFC_NS_B" iperf3 -s -1 -B 10.77.0.2 >/dev/null 2>&1 &
-    PFC_BG_PIDS+=($!)
+    srv=$!
+    PFC_BG_PIDS+=("$srv")
     sleep 0.5
     (sleep 1; ip netns exec "$PFC_NS_A" ping -i 0.01 -w $((secs - 2)) \
         10.77.0.2 > "$out.ping" 2>&1) &
-    PFC_BG_PIDS+=($!)
+    png=$!
+    PFC_BG_PIDS+=("$png")
     ip netns exec "$PFC_NS_A" iperf3 -c 10.77.0.2 -B 10.77.0.1 -t "$secs" \
-        -C cubic -J > "$out.iperf" 2>&1 || pfc_log "iperf3 failed: $(tail -3 "$out.iperf")"
-    wait
+        -C cubic -J > "$out.iperf" 2>&1 \
+        || pfc_log "iperf3 failed: $(tail -3 "$out.iperf")"
+    wait_pid "$png" 10
+    wait_pid "$srv" 5
     "$PFC_PY" - "$out" <<'PY'
 import json, re, sys
 out = sys.argv[1]
@@ -224,13 +228,14 @@ print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$PFC_TMP/$1.json" "$2"
 # net.ipv4.tcp_ecn=1) from A to B shares class 0 with a ping every 10 ms.
 #   - ECN with ecn-min-threshold = ecn-max-threshold = K = 30,000 bytes
 #     (DCTCP's step; 4.8 ms at 50 Mb/s): goodput at least 90% of max-rate,
-#     no retransmission, CE marks counted, and the ping's p99 within K's
-#     queueing delay plus 10 ms of the idle path's.
+#     no retransmission, CE marks counted and captured at B (tcpdump), and
+#     the ping's p99 within K's queueing delay plus 10 ms of the idle
+#     path's.
 #   - The same run without ECN keys: the queue that marking removes, as
 #     the ping's median RTT, at least 4 times K's delay.
 # Figures are printed for pfc.rst; the assertions are the bounds above.
 test_ecn_tcp() {
-    local base k=30000 limit
+    local base k=30000 limit cap wire
     command -v iperf3 >/dev/null || {
         pfc_log "FAIL: iperf3 is not installed (scripts/install-deps.sh)"
         return 1; }
@@ -250,8 +255,19 @@ print("%.3f %.3f" % (r[len(r) // 2], r[min(len(r) - 1, int(0.99 * len(r)))]))' \
     pfc_log "idle path RTT: p50 ${base% *} ms, p99 ${base#* } ms"
 
     pfc_log "with ECN (K = $k bytes):"
+    # What reaches B with CE, captured on B's end of its veth.
+    pfc_bg ip netns exec "$PFC_NS_B" tcpdump -i "$PFC_IF_B1" -n -U \
+        -w "$PFC_TMP/ce.pcap" 'ip[1] & 3 = 3'
+    cap=$PFC_LAST_PID
+    sleep 1
     tcp_run ecn 12
+    pfc_stop_pid "$cap"
+    wire=$(tcpdump -r "$PFC_TMP/ce.pcap" -n 2>/dev/null | grep -c .)
     pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc0:')"
+    pfc_log "CE packets captured at B: $wire"
+    check "CE marks on the wire at B" "$wire" -gt 0
+    check "CE marks at B, at most the switch's" "$wire" -le \
+        "$(ecn_tc0 dpdk-b marked)"
     check "goodput with ECN (bit/s), at least 90% of 50 Mb/s" \
         "$(tcp_fact ecn goodput_bps)" -ge 45000000
     check "retransmissions with ECN" "$(tcp_fact ecn retransmits)" -eq 0
@@ -276,4 +292,69 @@ print("%.3f %.3f" % (r[len(r) // 2], r[min(len(r) - 1, int(0.99 * len(r)))]))' \
 # ecn_tc0 PORT COUNTER: as ecn_tc3, for class 0.
 ecn_tc0() {
     pfc_show "$1" | sed -n "s/^  ecn tc0: .* $2 \([0-9]*\).*/\1/p"
+}
+
+# ECN on a lossless class, with a PFC-honouring sender: K = 100 frames'
+# bytes at dpdk-b, and dpdk-a sends XOFF once 300 frames' bytes of p3 are
+# held.  B pauses p3; A (honouring dpdk-a's PFC frames as a NIC does) sends
+# 1,000 ECT(0) frames: dpdk-b holds them and marks those that join above K,
+# dpdk-a pauses A, and once B's XON lets dpdk-b drain, dpdk-a's XON lets A
+# send the rest.  B gets all 1,000 in order (nothing lost), none of the
+# first 100 with CE (they joined below K), the frames held at least up to
+# the XOFF above K with CE, and dpdk-b's count of marks is what B saw.
+test_ecn_lossless() {
+    local rec size k pid f held facts
+    pfc_setup "$OVS" || return 1
+    rec=$PFC_TMP/ecn.json
+    size=128
+    k=$((100 * size))
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=$((300 * size)) \
+        xon-threshold=$((100 * size)) || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M ecn-min-threshold=$k \
+        ecn-max-threshold=$k || return 1
+    start_recv "$rec"
+    pause_p3 --xon-on-exit
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 2:3 --count 1000 --rate 3000 --ip 4 --ecn 2 \
+        --honour 1G > "$PFC_TMP/sender.log" 2>&1 &
+    pid=$!
+    PFC_BG_PIDS+=("$pid")
+    for f in $(seq 100); do
+        [ "$(pfc_show dpdk-a | awk '$1 == "p3" { print $9 }')" = yes ] \
+            && break
+        sleep 0.1
+    done
+    sleep 0.5
+    held=$(held_p3)
+    pfc_log "dpdk-a asserts XOFF; dpdk-b holds $held p3 frames"
+    pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc3:')"
+    check "held when dpdk-a sent XOFF, at least" "${held:-0}" -ge 250
+    check "held when dpdk-a sent XOFF, at most (A honours it)" \
+        "${held:-0}" -lt 1000
+    pfc_stop_pid "$PAUSE_PID"
+    wait_pid "$pid" 30
+    wait_held 0 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$RECV_PID"
+    run_or_fail "B got the 1000 ECT(0) frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 2 --expect 1000
+    facts=$("$PFC_PY" "$PFC_PEER" ecn "$rec" --stream 2)
+    run_or_fail "no CE below K, CE on the frames held above K before XON" \
+        "$PFC_PY" -c '
+import json, sys
+seqs = set(json.loads(sys.argv[1])["ce_seqs"])
+held = int(sys.argv[2])
+sys.exit(0 if not any(s < 100 for s in seqs)
+         and all(s in seqs for s in range(100, held)) else 1)' \
+        "$facts" "$held"
+    check "CE frames at B = dpdk-b's marks" "$(ecn_fact "$rec" 2 ce)" -eq \
+        "$(ecn_tc3 dpdk-b marked)"
+    pfc_stats_refresh
+    check "dpdk-a pfc_tx_frames_p3 (XOFF and XON to A)" \
+        "$(pfc_stat dpdk-a pfc_tx_frames_p3)" -ge 2
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    check "dpdk-a pfc_headroom_drops_p3" \
+        "$(pfc_stat dpdk-a pfc_headroom_drops_p3)" -eq 0
+    [ "$FAILS" -eq 0 ]
 }
