@@ -36,13 +36,21 @@
  *     second one.
  *
  *   - An egress's occupancy is its traffic class queue's (struct
- *     pfc_holdq, n and n_lossy), under its tx queue's lock. */
+ *     pfc_holdq, n and n_lossy), under its tx queue's lock.
+ *
+ * At admission it also raises the watermarks (struct pfc_wm) and, for a
+ * class with ECN keys, marks the packet (pfc_hold_ecn(), lib/pfc-ecn.h
+ * decides). */
 
 #include <config.h>
 #include "netdev-dpdk-pfc-private.h"
 
+#include <rte_mbuf.h>
+
 #include "ovs-thread.h"
 #include "pfc-buffer.h"
+#include "pfc-ecn.h"
+#include "random.h"
 #include "util.h"
 
 struct pfc_pool pfc_pool;
@@ -352,5 +360,45 @@ pfc_buf_txq_give_cache(struct pfc_txq *t)
         uint64_t orig;
 
         atomic_sub_relaxed(&pfc_pool.used, give, &orig);
+    }
+}
+
+/* ECN marking (lib/pfc-ecn.h) of 'm', which joins traffic class 'tc' of
+ * tx queue 't' of 'pfc', under the class's keys 'ecn': judged against the
+ * bytes the class queues on every tx queue of the port, before 'm' joins
+ * it.  Counts what it saw in port->ecn.  The caller holds t->lock. */
+void
+pfc_hold_ecn(struct netdev_dpdk_pfc *pfc, int tc, struct rte_mbuf *m,
+             const struct pfc_ecn_params *ecn)
+{
+    uint8_t prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc);
+    struct pfc_port_ecn *c = &pfc->port->ecn;
+    enum pfc_ecn_field f;
+    uint64_t queued = 0;
+
+    for (int i = 0; i < pfc->n_txq; i++) {
+        for (uint8_t p = prios; p; p &= p - 1) {
+            uint64_t bytes;
+
+            atomic_read_relaxed(&pfc->txq[i].held_bytes[raw_ctz(p)],
+                                &bytes);
+            queued += bytes;
+        }
+    }
+    bool mark = pfc_ecn_decide(ecn, queued, random_uint32());
+
+    uint64_t orig;
+
+    f = pfc_ecn_mark(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m),
+                     mark);
+    if (f == PFC_ECN_NOT_ECT) {
+        if (queued >= ecn->min_bytes) {
+            atomic_add_relaxed(&c->not_ect[tc], 1, &orig);
+        }
+    } else if (f != PFC_ECN_NOT_IP) {
+        atomic_add_relaxed(&c->ect[tc], 1, &orig);
+        if (mark && f != PFC_ECN_CE) {
+            atomic_add_relaxed(&c->marked[tc], 1, &orig);
+        }
     }
 }

@@ -561,6 +561,8 @@ struct netdev_dpdk_pfc {
 /* lib/netdev-dpdk-pfc-ports.c. */
 void netdev_dpdk_pfc_ports_init(void);
 void pfc_port_wm_clear(struct pfc_port *);
+void pfc_hold_ecn(struct netdev_dpdk_pfc *, int tc, struct rte_mbuf *,
+                  const struct pfc_ecn_params *);
 void pfc_watermark_register_commands(void);
 void pfc_port_wm_reset(struct pfc_port *);
 
@@ -584,6 +586,9 @@ enum pfc_mac_control pfc_mac_control_setup(
     struct pfc_port *, uint16_t port_id, const char *driver, bool trust,
     struct pfc_mac_control_answers *, char **reason);
 void pfc_nic_restore(struct pfc_port *);
+struct netdev_dpdk_pfc_port_info;
+void pfc_nic_log_xoff_delay(const struct netdev_dpdk_pfc *,
+                            const struct netdev_dpdk_pfc_port_info *);
 
 /* lib/netdev-dpdk-pfc-retire.c. */
 extern atomic_uint pfc_n_retiring;

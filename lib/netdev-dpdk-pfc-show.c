@@ -105,6 +105,56 @@ add_ets_stats(struct netdev_custom_stats *stats, size_t *n,
     }
 }
 
+/* Adds to 'stats', from index '*n' on, the statistics of priority (and
+ * traffic class) 'p' of 'port' that come before the watchdog's: 'c' are
+ * its counters. */
+static void
+add_prio_stats(struct netdev_custom_stats *stats, size_t *n,
+               struct pfc_port *port, const struct pfc_counters *c, int p)
+{
+    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+
+    snprintf(name, sizeof name, "pfc_rx_frames_p%d", p);
+    add_stat(stats, n, name, c->rx_frames[p]);
+    snprintf(name, sizeof name, "pfc_tx_frames_p%d", p);
+    add_stat(stats, n, name, c->tx_frames[p]);
+    snprintf(name, sizeof name, "pfc_pause_transitions_p%d", p);
+    add_stat(stats, n, name, c->transitions[p]);
+    snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
+    add_stat(stats, n, name, c->hold_drops[p]);
+    snprintf(name, sizeof name, "pfc_rx_ignored_p%d", p);
+    add_stat(stats, n, name, c->rx_ignored[p]);
+
+    uint64_t v;
+
+    snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
+    atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
+    add_stat(stats, n, name, v);
+    snprintf(name, sizeof name, "pfc_pause_late_ends_p%d", p);
+    atomic_read_relaxed(&port->rx.late_ends[p], &v);
+    add_stat(stats, n, name, v);
+
+    /* Watermarks, the persistent view (pfc/watermark). */
+    snprintf(name, sizeof name, "pfc_watermark_shared_p%d", p);
+    add_stat(stats, n, name, pfc_wm_persistent(&port->buf.wm_shared[p]));
+    snprintf(name, sizeof name, "pfc_watermark_headroom_p%d", p);
+    add_stat(stats, n, name,
+             pfc_wm_persistent(&port->buf.wm_headroom[p]));
+    snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
+    add_stat(stats, n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
+
+    /* ECN, per traffic class. */
+    snprintf(name, sizeof name, "pfc_ecn_ect_tc%d", p);
+    atomic_read_relaxed(&port->ecn.ect[p], &v);
+    add_stat(stats, n, name, v);
+    snprintf(name, sizeof name, "pfc_ecn_marked_tc%d", p);
+    atomic_read_relaxed(&port->ecn.marked[p], &v);
+    add_stat(stats, n, name, v);
+    snprintf(name, sizeof name, "pfc_ecn_not_ect_tc%d", p);
+    atomic_read_relaxed(&port->ecn.not_ect[p], &v);
+    add_stat(stats, n, name, v);
+}
+
 /* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
  * pfc_rx_frames_pN, pfc_tx_frames_pN, pfc_pause_transitions_pN,
  * pfc_hold_drops_pN, pfc_rx_ignored_pN, and the watchdog's
@@ -152,47 +202,9 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
         char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
-
-        snprintf(name, sizeof name, "pfc_rx_frames_p%d", p);
-        add_stat(stats, &n, name, c.rx_frames[p]);
-        snprintf(name, sizeof name, "pfc_tx_frames_p%d", p);
-        add_stat(stats, &n, name, c.tx_frames[p]);
-        snprintf(name, sizeof name, "pfc_pause_transitions_p%d", p);
-        add_stat(stats, &n, name, c.transitions[p]);
-        snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
-        add_stat(stats, &n, name, c.hold_drops[p]);
-        snprintf(name, sizeof name, "pfc_rx_ignored_p%d", p);
-        add_stat(stats, &n, name, c.rx_ignored[p]);
-
         uint64_t v;
 
-        snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
-        atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
-        add_stat(stats, &n, name, v);
-        snprintf(name, sizeof name, "pfc_pause_late_ends_p%d", p);
-        atomic_read_relaxed(&port->rx.late_ends[p], &v);
-        add_stat(stats, &n, name, v);
-
-        /* Watermarks, the persistent view (pfc/watermark). */
-        snprintf(name, sizeof name, "pfc_watermark_shared_p%d", p);
-        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_shared[p]));
-        snprintf(name, sizeof name, "pfc_watermark_headroom_p%d", p);
-        add_stat(stats, &n, name,
-                 pfc_wm_persistent(&port->buf.wm_headroom[p]));
-        snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
-        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
-
-        /* ECN, per traffic class. */
-        snprintf(name, sizeof name, "pfc_ecn_ect_tc%d", p);
-        atomic_read_relaxed(&port->ecn.ect[p], &v);
-        add_stat(stats, &n, name, v);
-        snprintf(name, sizeof name, "pfc_ecn_marked_tc%d", p);
-        atomic_read_relaxed(&port->ecn.marked[p], &v);
-        add_stat(stats, &n, name, v);
-        snprintf(name, sizeof name, "pfc_ecn_not_ect_tc%d", p);
-        atomic_read_relaxed(&port->ecn.not_ect[p], &v);
-        add_stat(stats, &n, name, v);
-
+        add_prio_stats(stats, &n, port, &c, p);
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
         snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
         atomic_read_relaxed(&port->wd.rx_dropped[p], &v);

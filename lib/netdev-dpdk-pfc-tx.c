@@ -41,9 +41,7 @@
 #include "ovs-atomic.h"
 #include "pfc.h"
 #include "pfc-compat.h"
-#include "pfc-ecn.h"
 #include "pfc-send.h"
-#include "random.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_tx);
@@ -825,46 +823,6 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
                          struct rte_mempool *mp)
 {
     pfc_tx_flush(pfc, qid, mp, -1);
-}
-
-/* ECN marking (lib/pfc-ecn.h) of 'm', which joins traffic class 'tc' of
- * tx queue 't' of 'pfc', under the class's keys 'ecn': judged against the
- * bytes the class queues on every tx queue of the port, before 'm' joins
- * it.  Counts what it saw in port->ecn.  The caller holds t->lock. */
-static void
-pfc_hold_ecn(struct netdev_dpdk_pfc *pfc, int tc, struct rte_mbuf *m,
-             const struct pfc_ecn_params *ecn)
-{
-    uint8_t prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc);
-    struct pfc_port_ecn *c = &pfc->port->ecn;
-    enum pfc_ecn_field f;
-    uint64_t queued = 0;
-
-    for (int i = 0; i < pfc->n_txq; i++) {
-        for (uint8_t p = prios; p; p &= p - 1) {
-            uint64_t bytes;
-
-            atomic_read_relaxed(&pfc->txq[i].held_bytes[raw_ctz(p)],
-                                &bytes);
-            queued += bytes;
-        }
-    }
-    bool mark = pfc_ecn_decide(ecn, queued, random_uint32());
-
-    uint64_t orig;
-
-    f = pfc_ecn_mark(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m),
-                     mark);
-    if (f == PFC_ECN_NOT_ECT) {
-        if (queued >= ecn->min_bytes) {
-            atomic_add_relaxed(&c->not_ect[tc], 1, &orig);
-        }
-    } else if (f != PFC_ECN_NOT_IP) {
-        atomic_add_relaxed(&c->ect[tc], 1, &orig);
-        if (mark && f != PFC_ECN_CE) {
-            atomic_add_relaxed(&c->marked[tc], 1, &orig);
-        }
-    }
 }
 
 /* Holds 'm', of priority 'prio', at the tail of the traffic class queue of

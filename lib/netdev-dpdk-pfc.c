@@ -744,35 +744,6 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
     return 0;
 }
 
-/* Warns, once for each configuration of the port of 'pfc' described by
- * 'info', just bound, if its PFC frames have no tx queue of their own
- * (pfc_ctrl_txq_want()): how long an XOFF may wait behind the data tx
- * rings, and how much its link partner may send meanwhile, which the
- * headroom does not count.  Main thread, no lock held. */
-static void
-pfc_log_xoff_delay(const struct netdev_dpdk_pfc *pfc,
-                   const struct netdev_dpdk_pfc_port_info *info)
-{
-    struct pfc_port *port = pfc->port;
-    uint64_t speed = MAX(port->rx.tb.link_speed, 1);
-    uint64_t bits;
-    int cq;
-
-    atomic_read_relaxed(&port->hw.ctrl_txq, &cq);
-    if (cq >= 0 || pfc_port_is_vhost(port) || port->hw.ctrl_warned) {
-        return;
-    }
-    port->hw.ctrl_warned = true;        /* Once per port configuration. */
-    bits = pfc_xoff_delay_bits(port->hw.txq_size, port->hw.max_frame,
-                               MAX(info->n_txq, 1), false);
-    VLOG_WARN("%s: PFC frames have no tx queue of their own (the driver "
-              "has none to spare, or is not known to send MAC Control "
-              "frames): an XOFF may wait %.0f us behind the data tx rings, "
-              "while the link partner sends up to %"PRIu64" bytes that the "
-              "headroom does not count (pfc/show: xoff send delay)",
-              info->name, (double) bits * 1e6 / speed, bits / 8);
-}
-
 /* Binds 'pfc' to the port that 'info' describes (pfc_bind__()): a QoS
  * object just created, or one bound already, whose thresholds are derived
  * again after netdev-dpdk reconfigured the port or saw its link come up: its
@@ -815,7 +786,7 @@ netdev_dpdk_pfc_bind(struct netdev_dpdk_pfc *pfc,
                   info->n_rxq, info->rxq_size, pfc->thr.headroom.total);
     }
     if (!error && !bound) {
-        pfc_log_xoff_delay(pfc, info);
+        pfc_nic_log_xoff_delay(pfc, info);
     }
     if (!error) {
         /* DCBX may have changed the vector, or the map come from the object
