@@ -295,12 +295,15 @@ pfc_port_wm_clear(struct pfc_port *port)
     }
 }
 
-/* Sets both views of the watermarks of 'port' to 0: the port is removed,
- * or its slot goes to another port.  Main thread. */
+/* Sets both views of the watermarks of 'port', and its ECN counters, to 0:
+ * the port is removed, or its slot goes to another port.  Main thread. */
 void
 pfc_port_wm_reset(struct pfc_port *port)
 {
     for (int n = 0; n < PFC_N_PRIOS; n++) {
+        atomic_store_relaxed(&port->ecn.ect[n], 0);
+        atomic_store_relaxed(&port->ecn.marked[n], 0);
+        atomic_store_relaxed(&port->ecn.not_ect[n], 0);
         pfc_wm_reset(&port->buf.wm_shared[n]);
         pfc_wm_reset(&port->buf.wm_headroom[n]);
         pfc_wm_reset(&port->buf.wm_bytes[n]);

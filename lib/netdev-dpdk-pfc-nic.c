@@ -178,6 +178,28 @@ netdev_dpdk_pfc_ctrl_txq_ask(uint16_t port_id, const char *driver,
     return port->hw.ctrl_asked;
 }
 
+/* netdev-dpdk could not configure port 'port_id' with the '*n_txq' tx
+ * queues it asked for: if one of them was the PFC frames' own
+ * (netdev_dpdk_pfc_ctrl_txq_ask()), takes it off '*n_txq' and returns true,
+ * so that netdev-dpdk tries again without it (a driver that reports more
+ * tx queues than it accepts); otherwise returns false.  Main thread. */
+bool
+netdev_dpdk_pfc_ctrl_txq_drop(uint16_t port_id, int *n_txq)
+{
+    struct pfc_port *port;
+
+    if (port_id >= RTE_MAX_ETHPORTS || !pfc_ports[port_id].hw.ctrl_asked
+        || *n_txq <= 1) {
+        return false;
+    }
+    port = &pfc_ports[port_id];
+    port->hw.ctrl_asked = false;
+    (*n_txq)--;
+    VLOG_INFO("port %"PRIu16": configured again without a tx queue for PFC "
+              "frames", port_id);
+    return true;
+}
+
 /* netdev-dpdk configured port 'port_id' with '*n_txq' tx queues, having
  * asked for 'asked', which includes the one that
  * netdev_dpdk_pfc_ctrl_txq_ask() returned.  If that one was asked and set

@@ -297,26 +297,6 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
         snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
         atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
         add_stat(stats, &n, name, v);
-        /* Watermarks, the persistent view (pfc/watermark). */
-        snprintf(name, sizeof name, "pfc_watermark_shared_p%d", p);
-        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_shared[p]));
-        snprintf(name, sizeof name, "pfc_watermark_headroom_p%d", p);
-        add_stat(stats, &n, name,
-                 pfc_wm_persistent(&port->buf.wm_headroom[p]));
-        snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
-        add_stat(stats, &n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
-
-        /* ECN, per traffic class. */
-        snprintf(name, sizeof name, "pfc_ecn_ect_tc%d", p);
-        atomic_read_relaxed(&port->ecn.ect[p], &v);
-        add_stat(stats, &n, name, v);
-        snprintf(name, sizeof name, "pfc_ecn_marked_tc%d", p);
-        atomic_read_relaxed(&port->ecn.marked[p], &v);
-        add_stat(stats, &n, name, v);
-        snprintf(name, sizeof name, "pfc_ecn_not_ect_tc%d", p);
-        atomic_read_relaxed(&port->ecn.not_ect[p], &v);
-        add_stat(stats, &n, name, v);
-
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
     add_ets_stats(stats, &n, port);

@@ -1358,6 +1358,20 @@ pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
     }
 }
 
+/* Returns true if the ECN keys of every traffic class are alike in 'a' and
+ * 'b' (pfc_ecn_equal()). */
+static bool
+pfc_ecn_tcs_equal(const struct pfc_ecn_params a[PFC_N_PRIOS],
+                  const struct pfc_ecn_params b[PFC_N_PRIOS])
+{
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (!pfc_ecn_equal(&a[tc], &b[tc])) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* dpdk_qos_ops 'qos_queue_construct': maps the priorities in 'details' to
  * traffic class 'queue_id' (0..7) of the PFC object of 'conf'.  Returns 0
  * or EINVAL, after logging why. */
@@ -1384,7 +1398,7 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
          * same mapping takes no lock and allocates nothing. */
         if (cfg.tsa_ets != pfc->cfg.tsa_ets
             || memcmp(cfg.tc_bw, pfc->cfg.tc_bw, sizeof cfg.tc_bw)
-            || memcmp(cfg.ecn_tc, pfc->cfg.ecn_tc, sizeof cfg.ecn_tc)) {
+            || !pfc_ecn_tcs_equal(cfg.ecn_tc, pfc->cfg.ecn_tc)) {
             pfc_txqs_lock(pfc);
             pfc->cfg = cfg;
             pfc_txqs_unlock(pfc);
@@ -1434,8 +1448,9 @@ netdev_dpdk_pfc_qos_queue_destruct(struct netdev_dpdk_pfc *pfc,
 
 /* For dpdk_qos_ops 'qos_queue_dump_state_init': stores in 'queues' the
  * traffic classes (0..7) that Queue rows configure in the PFC object of
- * 'conf', those with priorities of their own ("priorities") or an ETS TSA
- * ("tsa", "tc-bw"), and returns how many. */
+ * 'conf', those with priorities of their own ("priorities"), an ETS TSA
+ * ("tsa", "tc-bw") or ECN keys, and returns how many.  The bridge removes a
+ * Queue row that it no longer has only if the dump lists it. */
 size_t
 netdev_dpdk_pfc_qos_queues(const struct netdev_dpdk_pfc *pfc,
                            uint32_t queues[NETDEV_DPDK_PFC_N_QUEUES])
@@ -1444,7 +1459,8 @@ netdev_dpdk_pfc_qos_queues(const struct netdev_dpdk_pfc *pfc,
 
     BUILD_ASSERT_DECL(NETDEV_DPDK_PFC_N_QUEUES == PFC_N_PRIOS);
     for (uint32_t tc = 0; tc < PFC_N_PRIOS; tc++) {
-        if (pfc->cfg.tc_prios[tc] || (pfc->cfg.tsa_ets >> tc) & 1) {
+        if (pfc->cfg.tc_prios[tc] || (pfc->cfg.tsa_ets >> tc) & 1
+            || pfc->cfg.ecn_tc[tc].on) {
             queues[n++] = tc;
         }
     }
@@ -1496,5 +1512,6 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         port->hw.nic_saved = false;
         port->hw.allmulti_by_pfc = false;
         pfc_port_wm_reset(port);
+        atomic_store_relaxed(&port->hw.ctrl_sent, 0);
     }
 }

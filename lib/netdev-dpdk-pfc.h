@@ -103,6 +103,7 @@ uint32_t netdev_dpdk_pfc_txq_size(struct netdev_dpdk_pfc *, uint16_t port_id,
 void netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *);
 int netdev_dpdk_pfc_ctrl_txq_ask(uint16_t port_id, const char *driver,
                                  uint16_t max_txq, int n_txq);
+bool netdev_dpdk_pfc_ctrl_txq_drop(uint16_t port_id, int *n_txq);
 void netdev_dpdk_pfc_ctrl_txq_claim(uint16_t port_id, int asked, int *n_txq);
 void netdev_dpdk_pfc_port_stopping(uint16_t port_id);
 

@@ -657,7 +657,9 @@ pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
     SMAP_FOR_EACH (node, details) {
         if (strcmp(node->key, "priorities") && strcmp(node->key, "tsa")
             && strcmp(node->key, "tc-bw")
-            && strncmp(node->key, "ecn-", 4)) {
+            && strcmp(node->key, "ecn-min-threshold")
+            && strcmp(node->key, "ecn-max-threshold")
+            && strcmp(node->key, "ecn-max-probability")) {
             *errp = xasprintf("queue %"PRIu32": other_config:%s is not a "
                               "key of a pfc queue (valid keys: priorities, "
                               "tsa, tc-bw, ecn-min-threshold, "

@@ -124,6 +124,17 @@ pfc_ecn_to_smap(const struct pfc_ecn_params *p, struct smap *details)
     }
 }
 
+/* Returns true if 'a' and 'b' mark alike: both off, or both on with the same
+ * thresholds and probability. */
+bool
+pfc_ecn_equal(const struct pfc_ecn_params *a, const struct pfc_ecn_params *b)
+{
+    return (a->on == b->on
+            && (!a->on || (a->min_bytes == b->min_bytes
+                           && a->max_bytes == b->max_bytes
+                           && a->max_prob == b->max_prob)));
+}
+
 /* Returns the probability, in parts per million, that an ECN-capable packet
  * joining a traffic class that queues 'queued' bytes is marked under 'p':
  * 0 below the minimum (or with 'p' off), max_prob at and beyond the

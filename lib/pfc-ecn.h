@@ -71,6 +71,8 @@ enum pfc_ecn_field {
 int pfc_ecn_parse(const struct smap *details, const char *where,
                   struct pfc_ecn_params *, char **errp);
 void pfc_ecn_to_smap(const struct pfc_ecn_params *, struct smap *details);
+bool pfc_ecn_equal(const struct pfc_ecn_params *,
+                   const struct pfc_ecn_params *);
 bool pfc_ecn_decide(const struct pfc_ecn_params *, uint64_t queued,
                     uint32_t rnd);
 uint32_t pfc_ecn_ppm(const struct pfc_ecn_params *, uint64_t queued);

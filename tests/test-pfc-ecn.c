@@ -295,6 +295,16 @@ test_keys(struct ovs_cmdl_context *ctx OVS_UNUSED)
                && back.max_bytes == p.max_bytes
                && back.max_prob == p.max_prob);
     smap_destroy(&out);
+
+    /* Off is off, whatever the other fields say. */
+    struct pfc_ecn_params off1 = { false, 1, 2, 3 };
+    struct pfc_ecn_params off2 = { false, 0, 0, 100 };
+
+    ovs_assert(pfc_ecn_equal(&off1, &off2));
+    ovs_assert(pfc_ecn_equal(&p, &back));
+    back.max_prob++;
+    ovs_assert(!pfc_ecn_equal(&p, &back));
+    ovs_assert(!pfc_ecn_equal(&p, &off1));
     printf("keys: ok\n");
 }
 
