@@ -19,12 +19,38 @@ ecn_fact() {
         'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$3"
 }
 
-# ecn_tc3 PORT COUNTER: pfc/show's ecn tc3 figure COUNTER: "ect",
-# "marked", or "above" (Not-ECT above the minimum).
-ecn_tc3() {
-    local w=$2
+# ecn_tc PORT TC COUNTER: pfc/show's figure COUNTER on the ecn line of
+# traffic class TC: "ect", "marked", or "above" (Not-ECT above the
+# minimum).
+ecn_tc() {
+    local w=$3
     [ "$w" = above ] && w="above min"
-    pfc_show "$1" | sed -n "s/^  ecn tc3: .* $w \([0-9]*\).*/\1/p"
+    pfc_show "$1" | sed -n "s/^  ecn tc$2: .* $w \([0-9]*\).*/\1/p"
+}
+
+# ecn_frame_size: sets ECN_SIZE to the bytes of one of ecn_send's frames as
+# dpdk-b counts them, read from one frame held behind a pause; then nothing
+# is held.  Returns nonzero if it could not.
+ecn_frame_size() {
+    start_recv "$PFC_TMP/ecn-size.json"
+    pause_p3 --xon-on-exit
+    ecn_send 1 1 0 10000 || FAILS=$((FAILS + 1))
+    wait_held 1 || FAILS=$((FAILS + 1))
+    ECN_SIZE=$(pfc_show dpdk-b | awk '$1 == "p3" { print $6 }')
+    xon_and_drain
+    check "frame size known" "${ECN_SIZE:-0}" -gt 0
+    [ "${ECN_SIZE:-0}" -gt 0 ]
+}
+
+# ecn_wait_tc3 MIN MAX: waits up to 5 s for dpdk-b's class 3 to mark
+# between MIN and MAX bytes, and logs its ecn line.
+ecn_wait_tc3() {
+    local f
+    for f in $(seq 50); do
+        pfc_show dpdk-b | grep -q "^  ecn tc3: min $1 max $2 " && break
+        sleep 0.1
+    done
+    pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc3:')"
 }
 
 # DCTCP's step marking at K, on a lossless class that holds: B pauses p3 at
@@ -40,24 +66,14 @@ test_ecn_step() {
     pfc_setup "$OVS" || return 1
     rec=$PFC_TMP/ecn.json
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    start_recv "$rec"
-    pause_p3 --xon-on-exit
-    # The frame size as the switch counts it: one held frame's bytes.
-    ecn_send 1 1 0 10000 || FAILS=$((FAILS + 1))
-    wait_held 1 || FAILS=$((FAILS + 1))
-    size=$(pfc_show dpdk-b | awk '$1 == "p3" { print $6 }')
+    ecn_frame_size || return 1
+    size=$ECN_SIZE
     pfc_log "one frame: $size bytes held"
-    xon_and_drain
-    check "frame size known" "${size:-0}" -gt 0
     k=$((100 * size))
     pfc_vsctl set QoS "$(pfc_vsctl get Port dpdk-b qos)" \
         other_config:ecn-min-threshold=$k \
         other_config:ecn-max-threshold=$k || return 1
-    for f in $(seq 50); do
-        pfc_show dpdk-b | grep -q "^  ecn tc3: min $k max $k " && break
-        sleep 0.1
-    done
-    pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc3:')"
+    ecn_wait_tc3 $k $k
 
     start_recv "$rec"
     pause_p3 --xon-on-exit
@@ -65,10 +81,10 @@ test_ecn_step() {
     ecn_send 3 100 0 || FAILS=$((FAILS + 1))
     wait_held 400 || FAILS=$((FAILS + 1))
     pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc3:')"
-    check "ECT packets judged" "$(ecn_tc3 dpdk-b ect)" -eq 300
+    check "ECT packets judged" "$(ecn_tc dpdk-b 3 ect)" -eq 300
     check "ECT packets marked CE (K = 100 frames)" \
-        "$(ecn_tc3 dpdk-b marked)" -eq 200
-    check "Not-ECT packets above K" "$(ecn_tc3 dpdk-b above)" -eq 100
+        "$(ecn_tc dpdk-b 3 marked)" -eq 200
+    check "Not-ECT packets above K" "$(ecn_tc dpdk-b 3 above)" -eq 100
     xon_and_drain
     run_or_fail "B got the 300 ECT(0) frames in order" \
         "$PFC_PY" "$PFC_PEER" check "$rec" --stream 2 --expect 300
@@ -107,13 +123,8 @@ test_ecn_rate() {
     pfc_setup "$OVS" || return 1
     rec=$PFC_TMP/ecn.json
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    start_recv "$rec"
-    pause_p3 --xon-on-exit
-    ecn_send 1 1 0 10000 || FAILS=$((FAILS + 1))
-    wait_held 1 || FAILS=$((FAILS + 1))
-    size=$(pfc_show dpdk-b | awk '$1 == "p3" { print $6 }')
-    xon_and_drain
-    check "frame size known" "${size:-0}" -gt 0
+    ecn_frame_size || return 1
+    size=$ECN_SIZE
     min=$((100 * size))
     max=$((4100 * size))
     pfc_vsctl -- --id=@q3 create Queue other_config:priorities=3 \
@@ -122,11 +133,7 @@ test_ecn_rate() {
         other_config:ecn-max-probability=50 \
         -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:3=@q3 \
         >/dev/null || return 1
-    for f in $(seq 50); do
-        pfc_show dpdk-b | grep -q "^  ecn tc3: min $min max $max " && break
-        sleep 0.1
-    done
-    pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc3:')"
+    ecn_wait_tc3 $min $max
 
     start_recv "$rec"
     pause_p3 --xon-on-exit
@@ -135,8 +142,8 @@ test_ecn_rate() {
     wait_held 4100 || FAILS=$((FAILS + 1))
     pfc_log "$(pfc_show dpdk-b | grep '^  ecn tc3:')"
     check "Not-ECT below the minimum: not counted" \
-        "$(ecn_tc3 dpdk-b above)" -eq 0
-    check "ECT packets judged" "$(ecn_tc3 dpdk-b ect)" -eq 4000
+        "$(ecn_tc dpdk-b 3 above)" -eq 0
+    check "ECT packets judged" "$(ecn_tc dpdk-b 3 ect)" -eq 4000
     xon_and_drain
     run_or_fail "B got the 4000 ECT(0) frames in order" \
         "$PFC_PY" "$PFC_PEER" check "$rec" --stream 3 --expect 4000
@@ -145,7 +152,7 @@ test_ecn_rate() {
     pfc_log "marked: $ce of 4000 ECT(0) frames, $rate% (expected 25.00%," \
             "the mean of 50% x j / 4000)"
     check "CE frames at B = the switch's marks" "$ce" -eq \
-        "$(ecn_tc3 dpdk-b marked)"
+        "$(ecn_tc dpdk-b 3 marked)"
     run_or_fail "marking rate within 2 points of 25%" \
         awk -v r="$rate" 'BEGIN { exit !(r >= 23 && r <= 27) }'
     check "Not-ECT frames unchanged at B" "$(ecn_fact "$rec" 2 not_ect)" \
@@ -267,11 +274,11 @@ print("%.3f %.3f" % (r[len(r) // 2], r[min(len(r) - 1, int(0.99 * len(r)))]))' \
     pfc_log "CE packets captured at B: $wire"
     check "CE marks on the wire at B" "$wire" -gt 0
     check "CE marks at B, at most the switch's" "$wire" -le \
-        "$(ecn_tc0 dpdk-b marked)"
+        "$(ecn_tc dpdk-b 0 marked)"
     check "goodput with ECN (bit/s), at least 90% of 50 Mb/s" \
         "$(tcp_fact ecn goodput_bps)" -ge 45000000
     check "retransmissions with ECN" "$(tcp_fact ecn retransmits)" -eq 0
-    check "CE marks counted" "$(ecn_tc0 dpdk-b marked)" -gt 0
+    check "CE marks counted" "$(ecn_tc dpdk-b 0 marked)" -gt 0
     limit=$("$PFC_PY" -c "print(int(${base#* } + $k * 8 / 50e6 * 1e3 + 10))")
     check "ping p99 with ECN (ms, rounded down), at most p99 idle + 4.8 + 10" \
         "$(tcp_fact ecn rtt_p99_ms | cut -d. -f1)" -le "$limit"
@@ -289,10 +296,6 @@ print("%.3f %.3f" % (r[len(r) // 2], r[min(len(r) - 1, int(0.99 * len(r)))]))' \
     [ "$FAILS" -eq 0 ]
 }
 
-# ecn_tc0 PORT COUNTER: as ecn_tc3, for class 0.
-ecn_tc0() {
-    pfc_show "$1" | sed -n "s/^  ecn tc0: .* $2 \([0-9]*\).*/\1/p"
-}
 
 # ECN on a lossless class, with a PFC-honouring sender: K = 100 frames'
 # bytes at dpdk-b, and dpdk-a sends XOFF once 300 frames' bytes of p3 are
@@ -348,7 +351,7 @@ sys.exit(0 if not any(s < 100 for s in seqs)
          and all(s in seqs for s in range(100, held)) else 1)' \
         "$facts" "$held"
     check "CE frames at B = dpdk-b's marks" "$(ecn_fact "$rec" 2 ce)" -eq \
-        "$(ecn_tc3 dpdk-b marked)"
+        "$(ecn_tc dpdk-b 3 marked)"
     pfc_stats_refresh
     check "dpdk-a pfc_tx_frames_p3 (XOFF and XON to A)" \
         "$(pfc_stat dpdk-a pfc_tx_frames_p3)" -ge 2
