@@ -227,6 +227,7 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                   const struct pfc_holdq *q, struct pfc_held *h, uint64_t free,
                   bool copy)
 {
+    const struct pfc_bound *bd = pfc_bound(pfc);
     struct pfc_port *in = (h->in_port < PFC_N_PORTS
                            ? &pfc_ports[h->in_port] : NULL);
     struct pfc_buf_egress eg;
@@ -249,7 +250,7 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     pfc_buf_class_occupancy(pfc, tc, &eg);
     h->lossy = !in || !pfc_port_pg_params(in, h->prio, &p);
     if (h->lossy) {
-        v = pfc_buf_admit(NULL, NULL, &pfc->eparams, &eg, free, h->len,
+        v = pfc_buf_admit(NULL, NULL, &bd->eparams, &eg, free, h->len,
                           copy);
         if (v == PFC_BUF_SHARED) {
             pfc_buf_take_cell(t);
@@ -260,7 +261,7 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
 
     pfc_port_pg(in, h->prio, &g);
-    v = pfc_buf_admit(&p, &g, &pfc->eparams, &eg, free, h->len, copy);
+    v = pfc_buf_admit(&p, &g, &bd->eparams, &eg, free, h->len, copy);
     if (v == PFC_BUF_SHARED) {
         pfc_buf_take_cell(t);
         atomic_add_relaxed(&in->buf.pg_cells[h->prio], 1, &orig);

@@ -448,6 +448,9 @@ struct pfc_txq {
                                      * object's n_high_holding. */
     uint8_t nonempty;               /* Traffic classes with packets in q[],
                                      * one bit per class. */
+    bool requeue;                   /* The main thread is moving what q[]
+                                     * held (pfc_requeue()): send nothing
+                                     * from q[], hold every packet. */
 
     /* pfc_blocked() caches its answer: 'blocked' holds while
      * port->rx.pause_gen equals 'blocked_gen' and the TSC is below
@@ -492,6 +495,20 @@ struct pfc_txq {
                                      * under port->lock. */
 } __attribute__((aligned(CACHE_LINE_SIZE)));
 
+/* What transmit threads read of a QoS object without its port's lock, as
+ * its last bind (or retirement) made it.  A block is never changed once
+ * published: a rebind (link up, MTU) publishes a new one (pfc_bound_set())
+ * and the old one is freed after an RCU grace period, so that a reader
+ * sees one bind's parameters whole, never half of each. */
+struct pfc_bound {
+    struct pfc_xoff_params xparams; /* pfc-enable, thresholds, pause-quanta
+                                     * and the port's timebase, for
+                                     * pfc_xoff_run(), pfc_control_pending()
+                                     * and guest backpressure. */
+    struct pfc_buf_egress_params eparams;   /* Bound of its traffic class
+                                             * queues. */
+};
+
 /* A QoS object of type "pfc". */
 struct netdev_dpdk_pfc {
     bool retired;                   /* Replaced: its held packets moved to
@@ -522,12 +539,7 @@ struct netdev_dpdk_pfc {
                                      * (set_queue()), read by PMDs under
                                      * one. */
     struct pfc_thresholds thr;      /* XOFF/XON in force, set at bind. */
-    struct pfc_buf_egress_params eparams;   /* Bound of its traffic class
-                                             * queues, set at create. */
-    struct pfc_xoff_params xparams; /* pfc-enable, 'thr', pause-quanta and
-                                     * the port's timebase, set at bind, for
-                                     * pfc_xoff_run() and
-                                     * pfc_control_pending(). */
+    OVSRCU_TYPE(struct pfc_bound *) bound;  /* pfc_bound(): never NULL. */
     struct pfc_port *port;          /* Bound port, NULL before bind. */
     struct pfc_txq *txq;            /* One per tx queue of the port. */
     int n_txq;                      /* Elements in 'txq' (0 before bind). */
@@ -558,6 +570,18 @@ struct netdev_dpdk_pfc {
                                      * causes for a stall. */
 };
 
+/* Returns the parameters of the last bind of 'pfc' (struct pfc_bound).  A
+ * caller that is not the main thread may use them until it quiesces. */
+static inline const struct pfc_bound *
+pfc_bound(const struct netdev_dpdk_pfc *pfc)
+{
+    return ovsrcu_get(struct pfc_bound *, &pfc->bound);
+}
+
+struct pfc_bound *pfc_bound_swap(struct netdev_dpdk_pfc *,
+                                 struct pfc_bound *);
+void pfc_bound_set(struct netdev_dpdk_pfc *, const struct pfc_bound *);
+
 /* lib/netdev-dpdk-pfc-ports.c. */
 void netdev_dpdk_pfc_ports_init(void);
 void pfc_port_wm_clear(struct pfc_port *);
@@ -566,12 +590,16 @@ void pfc_hold_ecn(struct netdev_dpdk_pfc *, int tc, struct rte_mbuf *,
 void pfc_watermark_register_commands(void);
 void pfc_port_wm_reset(struct pfc_port *);
 
-/* lib/netdev-dpdk-pfc.c: the tx queues of a QoS object. */
+/* lib/netdev-dpdk-pfc-requeue.c: class queues that change. */
+uint32_t pfc_class_slots(const struct pfc_config *, int tc);
+void pfc_requeue(struct netdev_dpdk_pfc *, const struct pfc_config *);
+void pfc_requeue_into(struct netdev_dpdk_pfc *old,
+                      struct netdev_dpdk_pfc *new);
 void pfc_class_queues_fit(struct netdev_dpdk_pfc *);
+
+/* lib/netdev-dpdk-pfc.c: the tx queues of a QoS object. */
 void pfc_txq_need(const struct pfc_txq *from, const uint8_t prio_to_tc[],
                   uint32_t need[PFC_N_PRIOS]);
-bool pfc_txq_fits(const struct pfc_txq *from, const struct pfc_txq *to,
-                  const uint8_t prio_to_tc[]);
 void pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
                   const uint8_t prio_to_tc[]);
 void pfc_txqs_resize(struct netdev_dpdk_pfc *, int n);

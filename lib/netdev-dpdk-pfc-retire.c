@@ -54,7 +54,8 @@ atomic_uint pfc_n_retiring = ATOMIC_VAR_INIT(0);
 /* Moves the packets held by 'old' into 'new', which replaces it as the QoS
  * object of the same port and which no thread uses yet, and retires 'old':
  * transmit threads that still use it go on with 'new' (pfc_lock_live()).
- * Each tx queue's packets go to the same tx queue of 'new'; each priority's
+ * Each tx queue's packets go to the same tx queue of 'new', with no work
+ * that grows with them under a lock (pfc_requeue_into()); each priority's
  * held packets stay in order, ahead of anything 'new' holds later, in the
  * class queue that 'new' maps the priority to, even past 'new''s
  * queue-size, so that no held packet is lost to a reconfiguration.  The
@@ -66,8 +67,6 @@ void
 netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
                         struct netdev_dpdk_pfc *new)
 {
-    const uint8_t *map;
-
     if (new->keep_map) {
         /* Set again by DCBX: the priority map of the Queue rows stays. */
         memcpy(new->cfg.tc_prios, old->cfg.tc_prios,
@@ -86,49 +85,10 @@ netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
         new->ets_error = xstrdup(old->ets_error);
         new->ets_logged = old->ets_logged;
     }
-    map = new->cfg.prio_to_tc;
-    int nn = MAX(new->n_txq, 1);
-
     if (!new->n_txq) {
         pfc_txqs_resize(new, MAX(old->n_txq, 1));
-        nn = new->n_txq;
     }
-    for (;;) {
-        bool fits = true;
-
-        /* Make room first, without a lock: allocation is not allowed under
-         * a lock that a PMD thread needs.  Packets may be held meanwhile;
-         * then check again, with margin. */
-        for (int i = 0; i < old->n_txq; i++) {
-            struct pfc_txq *to = &new->txq[i % nn];
-            uint32_t need[PFC_N_PRIOS] = { 0 };
-
-            pfc_txq_need(&old->txq[i], map, need);
-            for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-                pfc_holdq_reserve(&to->q[tc], to->q[tc].n + need[tc]
-                                  + 2 * PFC_TX_BURST);
-            }
-        }
-        pfc_txqs_lock(old);
-        for (int i = 0; fits && i < old->n_txq; i++) {
-            fits = pfc_txq_fits(&old->txq[i], &new->txq[i % nn], map);
-        }
-        if (fits) {
-            break;
-        }
-        pfc_txqs_unlock(old);
-    }
-
-    for (int i = 0; i < old->n_txq; i++) {
-        pfc_txq_move(&old->txq[i], &new->txq[i % nn], map);
-        pfc_note_holding(old, &old->txq[i]);
-    }
-    for (int i = 0; i < nn; i++) {
-        pfc_note_holding(new, &new->txq[i]);
-    }
-    old->retired = true;
-    old->next = new;
-    pfc_txqs_unlock(old);
+    pfc_requeue_into(old, new);
     pfc_class_queues_fit(new);
 }
 
@@ -152,9 +112,12 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
         pfc_dcbx_stop(pfc->port);
         pfc_mcq_remove(pfc->port);
     }
+    struct pfc_bound none = *pfc_bound(pfc);
+
+    none.xparams.enabled = 0;       /* No XOFF from now on. */
+    pfc_bound_set(pfc, &none);
     pfc_txqs_lock(pfc);
     pfc->retiring = true;
-    pfc->xparams.enabled = 0;
     owes = pfc->port && pfc->port->buf.xoff.asserted;
     for (int i = 0; i < pfc->n_txq; i++) {
         owes = owes || pfc->txq[i].n_held;
@@ -292,7 +255,7 @@ pfc_finish_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
                bool *no_mbuf)
 {
     struct pfc_port *port = pfc->port;
-    struct pfc_xoff_params none = pfc->xparams;
+    struct pfc_xoff_params none = pfc_bound(pfc)->xparams;
     struct pfc_buf_pg zero[PFC_N_PRIOS];
     struct rte_mbuf *m = NULL;
     struct pfc_frame frame;

@@ -1265,6 +1265,7 @@ static void
 pfc_buffer_port(struct ds *ds, struct pfc_port *port,
                 const struct netdev_dpdk_pfc *pfc, uint64_t free)
 {
+    const struct pfc_bound *bd = pfc_bound(pfc);
     const struct pfc_config *cfg = &pfc->cfg;
     bool vhost = pfc_port_is_vhost(port);
     uint8_t stopped;
@@ -1272,7 +1273,7 @@ pfc_buffer_port(struct ds *ds, struct pfc_port *port,
     atomic_read_relaxed(&port->vhost.bp_stopped, &stopped);
     for (uint32_t en = cfg->enabled; en; en &= en - 1) {
         int n = raw_ctz(en);
-        uint64_t th = pfc_buf_pg_threshold(&pfc->xparams.pg, free);
+        uint64_t th = pfc_buf_pg_threshold(&bd->xparams.pg, free);
         bool over = vhost ? (stopped >> n) & 1
                           : (port->buf.xoff.asserted >> n) & 1;
         struct pfc_buf_pg g;
@@ -1283,7 +1284,7 @@ pfc_buffer_port(struct ds *ds, struct pfc_port *port,
         ds_put_format(ds, "  %-15s pg p%d: shared %"PRIu32", headroom %"
                       PRIu32"/%"PRIu32", bytes %"PRIu64", ",
                       port->name, n, g.shared, g.headroom,
-                      pfc->xparams.pg.headroom, g.bytes);
+                      bd->xparams.pg.headroom, g.bytes);
         if (th == UINT64_MAX) {
             ds_put_format(ds, "xoff %"PRIu64" bytes", pfc->thr.xoff_bytes);
         } else {
@@ -1318,9 +1319,9 @@ pfc_buffer_port(struct ds *ds, struct pfc_port *port,
                       ") on %d tx queues, bound %"PRIu64" for the port "
                       "(%s), lossy limit %"PRIu64", drops %"PRIu64"\n",
                       port->name, tc, held, lossy, pfc->n_txq,
-                      pfc_buf_egress_bound(&pfc->eparams, free),
-                      pfc->eparams.limit ? "queue-size" : "dynamic",
-                      pfc_buf_lossy_limit(&pfc->eparams, free), drops);
+                      pfc_buf_egress_bound(&bd->eparams, free),
+                      bd->eparams.limit ? "queue-size" : "dynamic",
+                      pfc_buf_lossy_limit(&bd->eparams, free), drops);
     }
 }
 
@@ -1331,6 +1332,7 @@ static struct json *
 pfc_buffer_port_json(struct pfc_port *port, const struct netdev_dpdk_pfc *pfc,
                      uint64_t free)
 {
+    const struct pfc_bound *bd = pfc_bound(pfc);
     const struct pfc_config *cfg = &pfc->cfg;
     struct json *o = json_object_create();
     struct json *pgs = json_array_create_empty();
@@ -1341,7 +1343,7 @@ pfc_buffer_port_json(struct pfc_port *port, const struct netdev_dpdk_pfc *pfc,
     atomic_read_relaxed(&port->vhost.bp_stopped, &stopped);
     for (uint32_t en = cfg->enabled; en; en &= en - 1) {
         int n = raw_ctz(en);
-        uint64_t th = pfc_buf_pg_threshold(&pfc->xparams.pg, free);
+        uint64_t th = pfc_buf_pg_threshold(&bd->xparams.pg, free);
         bool over = vhost ? (stopped >> n) & 1
                           : (port->buf.xoff.asserted >> n) & 1;
         struct json *g = json_object_create();
@@ -1353,7 +1355,7 @@ pfc_buffer_port_json(struct pfc_port *port, const struct netdev_dpdk_pfc *pfc,
         pfc_json_int(g, "priority", n);
         pfc_json_int(g, "shared", pg.shared);
         pfc_json_int(g, "headroom", pg.headroom);
-        pfc_json_int(g, "headroom_size", pfc->xparams.pg.headroom);
+        pfc_json_int(g, "headroom_size", bd->xparams.pg.headroom);
         pfc_json_int(g, "bytes", pg.bytes);
         if (th == UINT64_MAX) {
             pfc_json_int(g, "xoff_bytes", pfc->thr.xoff_bytes);
@@ -1381,9 +1383,9 @@ pfc_buffer_port_json(struct pfc_port *port, const struct netdev_dpdk_pfc *pfc,
         pfc_json_int(t, "held", held);
         pfc_json_int(t, "lossy", lossy);
         pfc_json_int(t, "tx_queues", pfc->n_txq);
-        pfc_json_int(t, "bound", pfc_buf_egress_bound(&pfc->eparams, free));
+        pfc_json_int(t, "bound", pfc_buf_egress_bound(&bd->eparams, free));
         pfc_json_int(t, "lossy_limit",
-                     pfc_buf_lossy_limit(&pfc->eparams, free));
+                     pfc_buf_lossy_limit(&bd->eparams, free));
         json_array_add(tcs, t);
     }
     json_object_put(o, "priority_groups", pgs);

@@ -126,6 +126,12 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     if (OVS_LIKELY(gen == t->blocked_gen && now < t->blocked_until)) {
         return t->blocked;
     }
+    if (OVS_UNLIKELY(t->requeue)) {
+        /* The main thread is moving what this tx queue held: nothing
+         * leaves ahead of it (pfc_requeue()).  'blocked_until' stays 0,
+         * so that the next call looks again. */
+        return UINT8_MAX;
+    }
     /* The poll stamps first: the timers read next are at least as recent as
      * the frames those polls read. */
     polled = pfc_rx_polled(port);
@@ -197,13 +203,14 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
 static inline bool ALWAYS_INLINE
 pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
 {
+    const struct pfc_xoff_params *xp = &pfc_bound(pfc)->xparams;
     struct pfc_port *port = pfc->port;
     uint8_t asserted = port->buf.xoff.asserted;
 
     if (pfc_port_is_vhost(port)) {
         return false;           /* No PFC frames: backpressure instead. */
     }
-    if (OVS_UNLIKELY(asserted & ~pfc->xparams.enabled)) {
+    if (OVS_UNLIKELY(asserted & ~xp->enabled)) {
         return true;
     }
 
@@ -216,14 +223,14 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
 
     uint64_t free = UINT64_MAX;
 
-    for (uint32_t en = pfc->xparams.enabled; en; en &= en - 1) {
+    for (uint32_t en = xp->enabled; en; en &= en - 1) {
         int n = raw_ctz(en);
         bool in_force = asserted & (1u << n);
         struct pfc_buf_pg g;
 
         pfc_port_pg(port, n, &g);
         if (!in_force && !g.shared && !g.headroom
-            && g.bytes < pfc->xparams.pg.xoff_bytes) {
+            && g.bytes < xp->pg.xoff_bytes) {
             continue;           /* Nothing held: nothing due. */
         }
         if (in_force && !*now) {
@@ -232,7 +239,7 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
         if (free == UINT64_MAX) {
             free = pfc_pool_free();
         }
-        if (pfc_buf_xoff_action(&pfc->xparams.pg, &g, free, in_force,
+        if (pfc_buf_xoff_action(&xp->pg, &g, free, in_force,
                                 port->buf.xoff.refresh_at[n], *now)
             != PFC_XOFF_NONE) {
             return true;
@@ -301,7 +308,8 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     free = pfc_pool_free();
 
     rte_spinlock_lock(&port->lock);
-    due = pfc_xoff_run(&port->buf.xoff, &pfc->xparams, pg, free, now, &frame);
+    due = pfc_xoff_run(&port->buf.xoff, &pfc_bound(pfc)->xparams, pg, free,
+                       now, &frame);
     mac = port->mac;
     rte_spinlock_unlock(&port->lock);
     if (!due) {
@@ -670,7 +678,8 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         }
     } else {
         pfc_tx_lldp(pfc, qid, mp);
-        if (pfc->xparams.enabled || pfc->port->buf.xoff.asserted) {
+        if (pfc_bound(pfc)->xparams.enabled
+            || pfc->port->buf.xoff.asserted) {
             pfc_tx_control(pfc, qid, mp, now);
         }
     }

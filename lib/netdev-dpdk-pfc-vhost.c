@@ -243,14 +243,16 @@ netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *pfc)
     if (!port) {
         return false;
     }
+    const struct pfc_xoff_params *xp = &pfc_bound(pfc)->xparams;
+
     atomic_read_relaxed(&port->vhost.bp_stopped, &old);
     memset(pg, 0, sizeof pg);
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        if ((pfc->xparams.enabled | old) >> n & 1) {
+        if ((xp->enabled | old) >> n & 1) {
             pfc_port_pg(port, n, &pg[n]);
         }
     }
-    next = pfc_backpressure_next(&pfc->xparams, old, pg, pfc_pool_free());
+    next = pfc_backpressure_next(xp, old, pg, pfc_pool_free());
     if (OVS_UNLIKELY(next != old)) {
         uint64_t now = rte_get_tsc_cycles();
 

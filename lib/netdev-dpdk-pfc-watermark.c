@@ -52,6 +52,7 @@ static void
 pfc_watermark_port(struct ds *ds, const struct pfc_port *port,
                    const struct netdev_dpdk_pfc *pfc)
 {
+    const struct pfc_bound *bd = pfc_bound(pfc);
     const struct pfc_config *cfg = &pfc->cfg;
     const struct pfc_port_buf *b = &port->buf;
 
@@ -65,7 +66,7 @@ pfc_watermark_port(struct ds *ds, const struct pfc_port *port,
         pfc_wm_put(ds, &b->wm_shared[n]);
         ds_put_cstr(ds, ", headroom cells ");
         pfc_wm_put(ds, &b->wm_headroom[n]);
-        ds_put_format(ds, " of %"PRIu32", bytes ", pfc->xparams.pg.headroom);
+        ds_put_format(ds, " of %"PRIu32", bytes ", bd->xparams.pg.headroom);
         pfc_wm_put(ds, &b->wm_bytes[n]);
         ds_put_char(ds, '\n');
     }
@@ -102,6 +103,7 @@ static struct json *
 pfc_watermark_port_json(const struct pfc_port *port,
                         const struct netdev_dpdk_pfc *pfc)
 {
+    const struct pfc_bound *bd = pfc_bound(pfc);
     const struct pfc_config *cfg = &pfc->cfg;
     const struct pfc_port_buf *b = &port->buf;
     struct json *pgs = json_array_create_empty();
@@ -122,7 +124,7 @@ pfc_watermark_port_json(const struct pfc_port *port,
         json_object_put(g, "headroom_cells",
                         pfc_wm_json(&b->wm_headroom[n]));
         json_object_put(g, "headroom_size",
-                        json_integer_create(pfc->xparams.pg.headroom));
+                        json_integer_create(bd->xparams.pg.headroom));
         json_object_put(g, "bytes", pfc_wm_json(&b->wm_bytes[n]));
         json_array_add(pgs, g);
     }

@@ -26,6 +26,9 @@
  *   lib/netdev-dpdk-pfc-retire.c   Succession and removal of a QoS object,
  *                                  link down, and the class's 'run' and
  *                                  'wait'.
+ *   lib/netdev-dpdk-pfc-requeue.c  Held packets moved to new class queues
+ *                                  (a new map, new sizes, a successor)
+ *                                  without O(held) work under a lock.
  *   lib/netdev-dpdk-pfc-rx.c       Receive: MAC Control frames and LLDPDUs
  *                                  consumed, pause timers set, rx polls
  *                                  stamped, the ingress rule published.
@@ -89,8 +92,11 @@
  * is the only one that takes it in normal operation, so a PMD thread never
  * waits for another PMD thread's rte_eth_tx_burst() on it.  The main thread
  * takes them all to reconfigure, and allocates, frees and logs only before
- * or after it holds them.  A packet is held on, and leaves by, the tx
- * queue it was sent to, so the packets of a flow, which one rx queue
+ * or after it holds them; under them it does no work that grows with what
+ * is held (lib/netdev-dpdk-pfc-requeue.c).  What PMD threads read of a
+ * QoS object's bind without a lock (struct pfc_bound) is published whole
+ * by RCU, never rewritten in place.  A packet is held on, and leaves by,
+ * the tx queue it was sent to, so the packets of a flow, which one rx queue
  * receives and so one PMD thread forwards, leave in the order they arrived,
  * and a NIC that arbitrates between its tx queues cannot reorder them.  A
  * tx queue whose thread stopped servicing it for PFC_ADOPT_MS (the main
@@ -217,6 +223,7 @@ netdev_dpdk_pfc_create(const struct smap *details,
 
     pfc = xzalloc(sizeof *pfc);
     pfc->cfg = cfg;
+    ovsrcu_set_hidden(&pfc->bound, xzalloc(sizeof(struct pfc_bound)));
     pfc_classifier_init(&pfc->cls, cfg.trust, cfg.default_priority,
                         cfg.dscp_to_prio);
     pfc->keep_map = pfc_dcbx_applying;
@@ -226,6 +233,28 @@ netdev_dpdk_pfc_create(const struct smap *details,
     rte_spinlock_init(&pfc->shaper_lock);
     *pfcp = pfc;
     return 0;
+}
+
+/* Publishes 'fresh', which 'pfc' owns from now on, as the parameters that
+ * transmit threads read without a lock (struct pfc_bound), and returns the
+ * block it replaces, for the caller to free with ovsrcu_postpone() once it
+ * holds no lock.  Allocates nothing. */
+struct pfc_bound *
+pfc_bound_swap(struct netdev_dpdk_pfc *pfc, struct pfc_bound *fresh)
+{
+    struct pfc_bound *old = ovsrcu_get_protected(struct pfc_bound *,
+                                                 &pfc->bound);
+
+    ovsrcu_set(&pfc->bound, fresh);
+    return old;
+}
+
+/* Publishes a copy of 'b' as pfc_bound_swap() does, and frees the block it
+ * replaces after an RCU grace period.  Allocates: no lock held. */
+void
+pfc_bound_set(struct netdev_dpdk_pfc *pfc, const struct pfc_bound *b)
+{
+    ovsrcu_postpone(free, pfc_bound_swap(pfc, xmemdup(b, sizeof *b)));
 }
 
 /* Records 'error' (taking it) as why the last configuration of 'port' was
@@ -624,7 +653,8 @@ pfc_bind_port_state(struct pfc_port *port,
  * holds port->lock. */
 static void
 pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
-                 const struct pfc_bind *b, bool first)
+                 const struct pfc_bind *b, bool first,
+                 struct pfc_bound *fresh, struct pfc_bound **old)
 {
     struct netdev_dpdk_pfc *prev = port->conf;
 
@@ -649,15 +679,18 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
     port->wd.params.guest = pfc_port_is_vhost(port);
     pfc_wd_publish(port);
     pfc->thr = b->thr;
-    pfc->xparams = (struct pfc_xoff_params) {
-        /* A NIC that drops what this switch sends: no XOFF at all. */
-        .enabled = (b->mac_control == PFC_MAC_CONTROL_RX_ONLY ? 0
-                    : pfc->cfg.enabled),
-        .pause_quanta = pfc->cfg.pause_quanta,
-        .tb = port->rx.tb,
-    };
-    pfc_buf_pg_params_init(&pfc->xparams.pg, &pfc->cfg, &b->thr);
-    pfc_buf_egress_params_init(&pfc->eparams, &pfc->cfg);
+    struct pfc_bound *bound = fresh;
+
+    memset(bound, 0, sizeof *bound);
+    bound->xparams.enabled = (b->mac_control == PFC_MAC_CONTROL_RX_ONLY
+                              ? 0 /* The NIC drops what this switch sends:
+                                   * no XOFF at all. */
+                              : pfc->cfg.enabled);
+    bound->xparams.pause_quanta = pfc->cfg.pause_quanta;
+    bound->xparams.tb = port->rx.tb;
+    pfc_buf_pg_params_init(&bound->xparams.pg, &pfc->cfg, &b->thr);
+    pfc_buf_egress_params_init(&bound->eparams, &pfc->cfg);
+    *old = pfc_bound_swap(pfc, bound);
     struct pfc_shaper_params sp;
 
     pfc_shaper_params_init(&sp, pfc->cfg.max_rate, port->rx.tb.hz,
@@ -680,10 +713,10 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
     atomic_store_relaxed(&port->buf.xoff_bytes_pub, pfc->thr.xoff_bytes);
     atomic_store_relaxed(&port->buf.pub,
                          pfc_buf_pub_pack(pfc->cfg.enabled,
-                                          &pfc->xparams.pg));
+                                          &bound->xparams.pg));
     atomic_store_relaxed(&port->buf.mbufs, b->limits.mbufs);
     atomic_store_relaxed(&port->buf.reserved,
-                         (uint64_t) pfc->xparams.pg.headroom
+                         (uint64_t) bound->xparams.pg.headroom
                          * count_1bits(pfc->cfg.enabled));
     port->conf = pfc;
     pfc->port = port;
@@ -709,6 +742,7 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
            const struct netdev_dpdk_pfc_port_info *info)
 {
     bool first = !pfc->port;
+    struct pfc_bound *fresh, *stale;
     struct pfc_bind b;
     char *old_error;
     int error;
@@ -731,10 +765,12 @@ pfc_bind__(struct netdev_dpdk_pfc *pfc,
         return error;
     }
 
+    fresh = xmalloc(sizeof *fresh);     /* Not under port->lock. */
     rte_spinlock_lock(&b.port->lock);
     old_error = pfc_bind_port_state(b.port, info, &b);
-    pfc_bind_publish(pfc, b.port, &b, first);
+    pfc_bind_publish(pfc, b.port, &b, first, fresh, &stale);
     rte_spinlock_unlock(&b.port->lock);
+    ovsrcu_postpone(free, stale);
 
     /* The ingress rule, published by RCU, once DCBX decided on the new
      * object's configuration. */
@@ -915,34 +951,11 @@ pfc_txq_need(const struct pfc_txq *from, const uint8_t prio_to_tc[],
     }
 }
 
-/* Returns true if every packet that 'from' holds fits, in the class queue
- * that 'prio_to_tc' maps its priority to, into the ring of 'to'.  The caller
- * holds the lock of 'from'. */
-bool
-pfc_txq_fits(const struct pfc_txq *from, const struct pfc_txq *to,
-             const uint8_t prio_to_tc[])
-{
-    uint32_t need[PFC_N_PRIOS] = { 0 };
-
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        for (uint32_t i = 0; i < from->q[tc].n; i++) {
-            need[prio_to_tc[pfc_holdq_peek(&from->q[tc], i)->prio]]++;
-        }
-    }
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        if (need[tc] > to->q[tc].cap - to->q[tc].n) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* Moves every packet held in 'from' to the tail of the class queue of 'to'
  * that 'prio_to_tc' maps its priority to, in order, past that queue's limit
- * if need be: the caller made room (pfc_txq_fits()).  The ingress buffer
- * occupancy does not change.  The caller holds the locks of both, which
- * transmit threads wait for: the held counts move once per priority, not
- * per packet, so that only the copy of the entries is per packet. */
+ * if need be: the caller made room (pfc_holdq_reserve()).  The ingress
+ * buffer occupancy does not change.  For tx queues that no transmit thread
+ * uses (pfc_txqs_resize()): the held counts move once per priority. */
 void
 pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
              const uint8_t prio_to_tc[])
@@ -986,109 +999,6 @@ pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
     from->n_held = 0;
     from->nonempty = 0;
     to->blocked_until = 0;
-}
-
-/* Returns the slots of the traffic class queue of class 'tc': room for the
- * whole buffer if a priority in pfc-enable maps to it, so that every packet
- * that admission holds has a slot; otherwise queue-size, or
- * PFC_LOSSY_QUEUE_SLOTS. */
-static uint32_t
-pfc_class_slots(const struct pfc_config *cfg, int tc)
-{
-    if (pfc_tcs_prios(cfg->prio_to_tc, 1u << tc) & cfg->enabled) {
-        return PFC_BUF_CELLS_MAX;
-    }
-    return cfg->queue_size ? cfg->queue_size : PFC_LOSSY_QUEUE_SLOTS;
-}
-
-/* Rings for the traffic class queues of a QoS object, allocated before the
- * tx queue locks are taken (pfc_rings_prepare()) and installed under them
- * (pfc_rings_install()). */
-struct pfc_rings {
-    struct pfc_held **rings;    /* n_txq * PFC_N_PRIOS, NULL where the ring
-                                 * in place is large enough. */
-    size_t n;
-    uint32_t slots[PFC_N_PRIOS];    /* pfc_class_slots() of each class. */
-    bool change;                /* Some ring or limit changes. */
-};
-
-/* Allocates into 'r' the rings that the traffic class queues of 'pfc' need
- * under 'cfg' (pfc_class_slots()): a class that carries a lossless priority
- * has room for the whole buffer, so that the buffer's admission alone
- * decides whether a lossless packet is held (past its share, in its group's
- * headroom, and XOFF), never a ring sized when the class was lossy.  Rings
- * only grow.  Main thread, no lock held: it alone sizes class queues. */
-static void
-pfc_rings_prepare(const struct netdev_dpdk_pfc *pfc,
-                  const struct pfc_config *cfg, struct pfc_rings *r)
-{
-    r->n = (size_t) pfc->n_txq * PFC_N_PRIOS;
-    r->rings = r->n ? xcalloc(r->n, sizeof *r->rings) : NULL;
-    r->change = false;
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        r->slots[tc] = pfc_class_slots(cfg, tc);
-    }
-    for (int i = 0; i < pfc->n_txq; i++) {
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            const struct pfc_holdq *q = &pfc->txq[i].q[tc];
-
-            if (r->slots[tc] > q->cap) {
-                r->rings[i * PFC_N_PRIOS + tc]
-                    = xmalloc(r->slots[tc] * sizeof **r->rings);
-            }
-            r->change = r->change || r->slots[tc] != q->limit;
-        }
-    }
-}
-
-/* Puts the rings of 'r' in place in the traffic class queues of 'pfc',
- * copying the descriptors of the packets they hold, and sets their limits;
- * keeps the old rings in 'r' for pfc_rings_free().  The caller holds every
- * tx queue lock of 'pfc'. */
-static void
-pfc_rings_install(struct netdev_dpdk_pfc *pfc, struct pfc_rings *r)
-{
-    for (int i = 0; i < pfc->n_txq; i++) {
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            struct pfc_holdq *q = &pfc->txq[i].q[tc];
-            struct pfc_held **ring = &r->rings[i * PFC_N_PRIOS + tc];
-
-            if (*ring) {
-                pfc_holdq_swap_ring(q, ring, r->slots[tc]);
-            }
-            q->limit = r->slots[tc];
-        }
-    }
-}
-
-/* Frees the rings that 'r' holds (the old ones, after pfc_rings_install()),
- * with no lock held. */
-static void
-pfc_rings_free(struct pfc_rings *r)
-{
-    for (size_t k = 0; k < r->n; k++) {
-        free(r->rings[k]);
-    }
-    free(r->rings);
-}
-
-/* Gives every traffic class queue of 'pfc' the slots that the priority map
- * and the vector in force ask for (pfc_rings_prepare()): allocates before
- * it takes the tx queue locks, and only copies the held packets'
- * descriptors under them.  Main thread. */
-void
-pfc_class_queues_fit(struct netdev_dpdk_pfc *pfc)
-{
-    struct pfc_rings r;
-
-    pfc_rings_prepare(pfc, &pfc->cfg, &r);
-    if (r.change) {
-        COVERAGE_INC(pfc_class_resize);
-        pfc_txqs_lock(pfc);
-        pfc_rings_install(pfc, &r);
-        pfc_txqs_unlock(pfc);
-    }
-    pfc_rings_free(&r);
 }
 
 /* Gives 'pfc' 'n' tx queues, moving what the old ones hold, tx queue i into
@@ -1172,6 +1082,7 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
         n_freed += pfc_txq_destroy(&pfc->txq[i], &sum);
     }
     free_cacheline(pfc->txq);
+    free(ovsrcu_get_protected(struct pfc_bound *, &pfc->bound));
     free(pfc->ets_error);
     if (pfc->retire_counted) {
         unsigned int orig;
@@ -1242,122 +1153,6 @@ netdev_dpdk_pfc_qos_get(const struct netdev_dpdk_pfc *pfc,
     return 0;
 }
 
-/* Room for pfc_remap_held(), allocated before the tx queue locks are taken:
- * a transmit thread may wait for them, so nothing is allocated or freed,
- * and nothing logged, while they are held. */
-struct pfc_remap {
-    struct pfc_held *moved;     /* Scratch, for one tx queue. */
-    struct pfc_held *dropped;   /* Those that did not fit, on every queue. */
-    size_t n_dropped;
-};
-
-/* Reads what the tx queues of 'pfc' hold: the most one holds into '*max' and
- * their sum into '*total'.  Takes each tx queue's lock in turn, briefly. */
-static void
-pfc_remap_need(struct netdev_dpdk_pfc *pfc, size_t *max, size_t *total)
-{
-    *max = *total = 0;
-    for (int i = 0; i < pfc->n_txq; i++) {
-        struct pfc_txq *t = &pfc->txq[i];
-        size_t n;
-
-        rte_spinlock_lock(&t->lock);
-        n = t->n_held;
-        rte_spinlock_unlock(&t->lock);
-        *max = MAX(*max, n);
-        *total += n;
-    }
-}
-
-/* Allocates 'r' for the packets that 'pfc' holds, not for what its class
- * queues could hold, with a margin per tx queue for what transmit threads
- * hold meanwhile, and takes every tx queue lock of 'pfc'.  If they held
- * more than the margin between the count and the locks, releases the locks
- * and tries again with twice the margin.  Allocates with no lock held. */
-static void
-pfc_remap_lock(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
-{
-    for (size_t margin = 4 * PFC_TX_BURST; ; margin *= 2) {
-        size_t max, total, now_max = 0, now_total = 0;
-
-        pfc_remap_need(pfc, &max, &total);
-        max += margin;
-        total += margin * pfc->n_txq;
-        r->moved = xmalloc(max * sizeof *r->moved);
-        r->dropped = xmalloc(total * sizeof *r->dropped);
-        r->n_dropped = 0;
-        pfc_txqs_lock(pfc);
-        for (int i = 0; i < pfc->n_txq; i++) {
-            now_max = MAX(now_max, pfc->txq[i].n_held);
-            now_total += pfc->txq[i].n_held;
-        }
-        if (now_max <= max && now_total <= total) {
-            return;
-        }
-        pfc_txqs_unlock(pfc);
-        free(r->moved);
-        free(r->dropped);
-    }
-}
-
-/* Frees the packets pfc_remap_held() dropped, with no lock held, logs them,
- * and frees 'r'. */
-static void
-pfc_remap_finish(struct pfc_remap *r, const struct netdev_dpdk_pfc *pfc)
-{
-    for (size_t k = 0; k < r->n_dropped; k++) {
-        rte_pktmbuf_free(r->dropped[k].pkt);
-    }
-    if (r->n_dropped) {
-        VLOG_WARN("%s: PFC: %"PRIuSIZE" held packets dropped: their new "
-                  "traffic class had no room for them",
-                  pfc->port ? pfc->port->name : "?", r->n_dropped);
-    }
-    free(r->moved);
-    free(r->dropped);
-}
-
-/* After a change of the priority to traffic class map, moves the packets
- * held in each traffic class queue whose priority now maps to another class
- * to that class's queue (pfc_holdq_remap()), on every tx queue, and counts
- * as hold drops those that do not fit, which it stores in 'r' for
- * pfc_remap_finish() to free.  The caller holds every tx queue lock of
- * 'pfc'. */
-static void
-pfc_remap_held(struct netdev_dpdk_pfc *pfc, struct pfc_remap *r)
-{
-    for (int i = 0; i < pfc->n_txq; i++) {
-        struct pfc_txq *t = &pfc->txq[i];
-        struct pfc_held *dropped = &r->dropped[r->n_dropped];
-        size_t n_dropped;
-
-        t->blocked_until = 0;   /* The classes blocked may have changed. */
-        if (!t->n_held) {
-            continue;
-        }
-        n_dropped = pfc_holdq_remap(t->q, pfc->cfg.prio_to_tc, r->moved,
-                                    dropped);
-        for (size_t k = 0; k < n_dropped; k++) {
-            pfc_release(t, &dropped[k]);
-            pfc_count(&t->hold_drops[dropped[k].prio], 1);
-        }
-        r->n_dropped += n_dropped;
-        t->n_held -= n_dropped;
-        t->nonempty = 0;
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            if (t->q[tc].n) {
-                t->nonempty |= 1u << tc;
-            }
-        }
-        pfc_note_holding(pfc, t);
-    }
-    if (r->n_dropped && pfc->port) {
-        uint64_t orig;
-
-        atomic_add_relaxed(&pfc->port->held_dropped, r->n_dropped, &orig);
-    }
-}
-
 /* Returns true if the ECN keys of every traffic class are alike in 'a' and
  * 'b' (pfc_ecn_equal()). */
 static bool
@@ -1381,8 +1176,6 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
                                     struct netdev_dpdk_pfc *pfc)
 {
     struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
-    struct pfc_rings rings;
-    struct pfc_remap r;
     char *err;
     int error;
 
@@ -1407,17 +1200,7 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
         return 0;
     }
     COVERAGE_INC(pfc_remap);
-    /* The class queues get the slots of the new map before the held packets
-     * move: a lossless priority that moves into a class that was lossy
-     * finds room there. */
-    pfc_rings_prepare(pfc, &cfg, &rings);
-    pfc_remap_lock(pfc, &r);
-    pfc_rings_install(pfc, &rings);
-    pfc->cfg = cfg;
-    pfc_remap_held(pfc, &r);
-    pfc_txqs_unlock(pfc);
-    pfc_rings_free(&rings);
-    pfc_remap_finish(&r, pfc);
+    pfc_requeue(pfc, &cfg);
     pfc_ets_update(pfc);
     return 0;
 }
@@ -1430,19 +1213,10 @@ netdev_dpdk_pfc_qos_queue_destruct(struct netdev_dpdk_pfc *pfc,
                                    uint32_t queue_id)
 {
     struct pfc_config cfg = pfc->cfg;  /* Only this thread writes it. */
-    struct pfc_rings rings;
-    struct pfc_remap r;
 
     COVERAGE_INC(pfc_remap);
     pfc_config_clear_queue(&cfg, queue_id);
-    pfc_rings_prepare(pfc, &cfg, &rings);
-    pfc_remap_lock(pfc, &r);
-    pfc_rings_install(pfc, &rings);
-    pfc->cfg = cfg;
-    pfc_remap_held(pfc, &r);
-    pfc_txqs_unlock(pfc);
-    pfc_rings_free(&rings);
-    pfc_remap_finish(&r, pfc);
+    pfc_requeue(pfc, &cfg);
     pfc_ets_update(pfc);
 }
 

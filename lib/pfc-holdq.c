@@ -56,26 +56,6 @@ pfc_holdq_reserve(struct pfc_holdq *q, uint32_t n)
     q->head = 0;
 }
 
-/* Moves the packets that 'q' holds, in order, into '*ring', a ring of 'cap'
- * slots that the caller allocated (cap >= q->n), which 'q' uses from now
- * on, and returns its old ring in '*ring' for the caller to free.  For a
- * caller that must not allocate: the copy is all it does.  Does not change
- * the limit of pfc_holdq_push(). */
-void
-pfc_holdq_swap_ring(struct pfc_holdq *q, struct pfc_held **ring, uint32_t cap)
-{
-    struct pfc_held *old = q->ring;
-
-    ovs_assert(cap >= q->n);
-    for (uint32_t i = 0; i < q->n; i++) {
-        (*ring)[i] = *pfc_holdq_peek(q, i);
-    }
-    q->ring = *ring;
-    q->cap = cap;
-    q->head = 0;
-    *ring = old;
-}
-
 /* Appends 'h' at the tail of 'q', past its limit if need be, as long as its
  * ring has room (pfc_holdq_reserve()).  For packets that a reconfiguration
  * moves, which must not be lost.  Returns false if the ring is full. */
@@ -141,45 +121,99 @@ pfc_holdq_pop(struct pfc_holdq *q, uint32_t n)
     q->n -= n;
 }
 
-/* After a change of the priority to traffic class map 'prio_to_tc', moves
- * the packets held in the class queues 'q' whose priority now maps to
- * another class to the tail of that class's queue.  A priority's packets so
- * stay in order (a bridge must not reorder the frames of one priority
- * between a source and a destination, IEEE 802.1Q): those held before the
- * change leave before those held after it, which the new queue gets.  All
- * held packets of a priority are in the queue of the class it mapped to
- * before (each change calls this), and they move together, in order.
- * Packets that stay keep their place.  A packet that does not fit in its new
- * queue is stored in 'dropped', for the caller to free and count.  'moved'
- * (scratch) and 'dropped' must each have room for every held packet
- * (pfc_holdq_room()), so that this allocates nothing: the caller may hold a
- * lock that transmit threads wait for.  Returns how many were dropped. */
-size_t
-pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
-                const uint8_t prio_to_tc[PFC_N_PRIOS],
-                struct pfc_held *moved, struct pfc_held *dropped)
+/* Adds to need[] the packets that the class queues 'q' hold, per traffic
+ * class that 'prio_to_tc' maps their priority to: the room that
+ * pfc_holdq_regroup() needs in each class queue it appends to. */
+void
+pfc_holdq_count_by_class(const struct pfc_holdq q[PFC_N_PRIOS],
+                         const uint8_t prio_to_tc[PFC_N_PRIOS],
+                         uint32_t need[PFC_N_PRIOS])
 {
-    size_t n_moved = 0, n_dropped = 0;
-
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        /* Rotate the queue once: packets that stay go back to its tail. */
-        for (uint32_t i = 0, n = q[tc].n; i < n; i++) {
-            struct pfc_held h = *pfc_holdq_peek(&q[tc], 0);
+        for (uint32_t i = 0; i < q[tc].n; i++) {
+            need[prio_to_tc[pfc_holdq_peek(&q[tc], i)->prio]]++;
+        }
+    }
+}
 
-            pfc_holdq_pop(&q[tc], 1);
-            if (prio_to_tc[h.prio] == tc) {
-                pfc_holdq_append(&q[tc], &h);
-            } else {
-                moved[n_moved++] = h;
-            }
+/* Moves every packet that the class queues 'from' hold to the tail of the
+ * queue in 'to' of the class that 'prio_to_tc' maps its priority to, past
+ * that queue's limit if need be, and adds them, per priority, to 'tally'.
+ * A priority's packets so stay in order (a bridge must not reorder the
+ * frames of one priority between a source and a destination, IEEE 802.1Q
+ * 8.6.6): all the held packets of a priority are in the queue of the one
+ * class that it mapped to before, and they move together, oldest first.
+ * Called once per source, oldest source first, it also keeps the order of
+ * the sources.  The ring of each queue in 'to' must have room for what it
+ * gets (pfc_holdq_count_by_class(), pfc_holdq_reserve()); a queue that gets
+ * nothing may have no ring.  Leaves 'from' empty, with its rings. */
+void
+pfc_holdq_regroup(struct pfc_holdq from[PFC_N_PRIOS],
+                  const uint8_t prio_to_tc[PFC_N_PRIOS],
+                  struct pfc_holdq to[PFC_N_PRIOS],
+                  struct pfc_holdq_tally *tally)
+{
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        struct pfc_holdq *q = &from[tc];
+
+        for (uint32_t i = 0; i < q->n; i++) {
+            const struct pfc_held *h = pfc_holdq_peek(q, i);
+
+            ovs_assert(pfc_holdq_append(&to[prio_to_tc[h->prio]], h));
+            tally->pkts[h->prio]++;
+            tally->bytes[h->prio] += h->len;
+            tally->lossy[h->prio] += h->lossy;
         }
+        q->head = q->n = q->n_lossy = 0;
     }
-    for (size_t i = 0; i < n_moved; i++) {
-        if (!pfc_holdq_push(&q[prio_to_tc[moved[i].prio]], &moved[i])) {
-            dropped[n_dropped++] = moved[i];
+}
+
+/* Puts the packets of 'older' ahead of those of 'q', in order: afterwards
+ * 'q' holds both, with its own limit, and 'older' holds nothing but the
+ * ring that 'q' did not keep, for the caller to free.  Copies the fewer of
+ * the two queues' entries into the other's ring: 'older' to the head of
+ * 'q', or 'q' to the tail of 'older', whose ring 'q' then takes.  Returns
+ * false, changing nothing, if neither ring has room for both.  Allocates
+ * nothing, for a caller that holds a lock which transmit threads wait for;
+ * adds the entries it copied to '*copied'. */
+bool
+pfc_holdq_join(struct pfc_holdq *q, struct pfc_holdq *older,
+               uint64_t *copied)
+{
+    bool head_room = q->cap - q->n >= older->n;
+    bool tail_room = older->cap - older->n >= q->n;
+
+    if (!older->n) {
+        return true;
+    }
+    if (!head_room && !tail_room) {
+        return false;
+    }
+    if (head_room && (older->n <= q->n || !tail_room)) {
+        /* Newest of 'older' first, each in front of the one placed before
+         * it. */
+        for (uint32_t i = older->n; i > 0; i--) {
+            q->head = q->head ? q->head - 1 : q->cap - 1;
+            q->ring[q->head] = *pfc_holdq_peek(older, i - 1);
         }
+        *copied += older->n;
+        q->n += older->n;
+        q->n_lossy += older->n_lossy;
+        older->head = older->n = older->n_lossy = 0;
+    } else {
+        struct pfc_holdq tmp = *older;
+        uint32_t limit = q->limit;
+
+        for (uint32_t i = 0; i < q->n; i++) {
+            ovs_assert(pfc_holdq_append(&tmp, pfc_holdq_peek(q, i)));
+        }
+        *copied += q->n;
+        *older = *q;
+        older->head = older->n = older->n_lossy = 0;
+        *q = tmp;
+        q->limit = limit;
     }
-    return n_dropped;
+    return true;
 }
 
 /* Moves the packets that the class queues 'src' hold to the head of the
@@ -216,17 +250,4 @@ pfc_holdq_merge(struct pfc_holdq dst[PFC_N_PRIOS],
         n_moved += fit;
     }
     return n_moved;
-}
-
-/* Returns how many packets the class queues 'q' can hold at most (the sum
- * of their ring sizes): room enough for pfc_holdq_remap(). */
-size_t
-pfc_holdq_room(const struct pfc_holdq q[PFC_N_PRIOS])
-{
-    size_t room = 0;
-
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        room += q[tc].cap;
-    }
-    return room;
 }

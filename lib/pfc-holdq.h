@@ -64,16 +64,27 @@ void pfc_holdq_init(struct pfc_holdq *, uint32_t cap);
 void pfc_holdq_destroy(struct pfc_holdq *);
 bool pfc_holdq_push(struct pfc_holdq *, const struct pfc_held *);
 void pfc_holdq_reserve(struct pfc_holdq *, uint32_t n);
-void pfc_holdq_swap_ring(struct pfc_holdq *, struct pfc_held **ring,
-                         uint32_t cap);
 bool pfc_holdq_append(struct pfc_holdq *, const struct pfc_held *);
 const struct pfc_held *pfc_holdq_peek(const struct pfc_holdq *, uint32_t i);
 void pfc_holdq_pop(struct pfc_holdq *, uint32_t n);
-size_t pfc_holdq_remap(struct pfc_holdq q[PFC_N_PRIOS],
+
+/* Packets moved by pfc_holdq_regroup(), per priority. */
+struct pfc_holdq_tally {
+    uint64_t pkts[PFC_N_PRIOS];
+    uint64_t bytes[PFC_N_PRIOS];
+    uint32_t lossy[PFC_N_PRIOS];
+};
+
+void pfc_holdq_count_by_class(const struct pfc_holdq q[PFC_N_PRIOS],
+                              const uint8_t prio_to_tc[PFC_N_PRIOS],
+                              uint32_t need[PFC_N_PRIOS]);
+void pfc_holdq_regroup(struct pfc_holdq from[PFC_N_PRIOS],
                        const uint8_t prio_to_tc[PFC_N_PRIOS],
-                       struct pfc_held *moved, struct pfc_held *dropped);
+                       struct pfc_holdq to[PFC_N_PRIOS],
+                       struct pfc_holdq_tally *);
+bool pfc_holdq_join(struct pfc_holdq *q, struct pfc_holdq *older,
+                    uint64_t *copied);
 size_t pfc_holdq_merge(struct pfc_holdq dst[PFC_N_PRIOS],
                        struct pfc_holdq src[PFC_N_PRIOS]);
-size_t pfc_holdq_room(const struct pfc_holdq q[PFC_N_PRIOS]);
 
 #endif /* pfc-holdq.h */

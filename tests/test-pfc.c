@@ -646,74 +646,79 @@ test_holdq(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("holdq: ok\n");
 }
 
-/* pfc_holdq_remap(): a priority's held packets follow it to its new class,
- * in order, behind what that class already holds; the rest stay put. */
+/* Pushes a packet of priority 'prio' and id 'id' to the class queue of
+ * 'q' that 'map' maps it to. */
 static void
-test_holdq_remap(struct ovs_cmdl_context *ctx OVS_UNUSED)
+holdq_push_prio(struct pfc_holdq q[PFC_N_PRIOS], const uint8_t map[],
+                int prio, uintptr_t id, bool lossy)
+{
+    struct pfc_held h = { .pkt = (void *) id, .len = 100 + prio,
+                          .in_port = 1, .prio = prio, .lossy = lossy };
+
+    ovs_assert(pfc_holdq_push(&q[map[prio]], &h));
+}
+
+/* pfc_holdq_count_by_class(), pfc_holdq_regroup(): a priority's held
+ * packets follow it to its new class, in order, and the packets of a
+ * second source go behind those of the first; the tally counts them. */
+static void
+test_holdq_regroup(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     uint8_t map[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-    struct pfc_holdq q[PFC_N_PRIOS];
-    struct pfc_held moved[PFC_N_PRIOS * 5], dropped[PFC_N_PRIOS * 5];
-    struct pfc_held h;
-    uintptr_t id = 0;
+    struct pfc_holdq a[PFC_N_PRIOS], b[PFC_N_PRIOS], to[PFC_N_PRIOS];
+    uint32_t need[PFC_N_PRIOS] = { 0 };
+    struct pfc_holdq_tally tally;
 
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        pfc_holdq_init(&q[tc], 5);
+        pfc_holdq_init(&a[tc], 5);
+        pfc_holdq_init(&b[tc], 5);
     }
-    ovs_assert(pfc_holdq_room(q) == ARRAY_SIZE(moved));
-    memset(&h, 0, sizeof h);
-    /* Class 1: priority 1, #1 and #2.  Class 3: priority 3, #3 to #5.
-     * Class 6: priority 6, #6. */
-    for (int i = 0; i < 6; i++) {
-        static const uint8_t prios[] = { 1, 1, 3, 3, 3, 6 };
-
-        h.pkt = (void *) ++id;
-        h.prio = prios[i];
-        ovs_assert(pfc_holdq_push(&q[map[h.prio]], &h));
+    /* Source a: priority 1 #1, #2 in class 1; priority 3 #3..#5 in class
+     * 3; priority 6 #6 in class 6.  Source b: priority 3 #7, #8. */
+    holdq_push_prio(a, map, 1, 1, false);
+    holdq_push_prio(a, map, 1, 2, true);
+    for (uintptr_t id = 3; id <= 5; id++) {
+        holdq_push_prio(a, map, 3, id, false);
     }
-    /* Nothing moves while the map stays. */
-    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 0);
-    ovs_assert(q[1].n == 2 && q[3].n == 3 && q[6].n == 1);
+    holdq_push_prio(a, map, 6, 6, false);
+    holdq_push_prio(b, map, 3, 7, false);
+    holdq_push_prio(b, map, 3, 8, false);
 
-    /* Priority 3 to class 1, behind #1 and #2, in order. */
-    map[3] = 1;
-    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 0);
-    ovs_assert(q[1].n == 5 && q[3].n == 0 && q[6].n == 1);
-    for (uint32_t i = 0; i < 5; i++) {
-        ovs_assert((uintptr_t) pfc_holdq_peek(&q[1], i)->pkt == i + 1);
-    }
-    ovs_assert((uintptr_t) pfc_holdq_peek(&q[6], 0)->pkt == 6);
-
-    /* Priority 1 to class 7 and priority 6 to class 1: #1, #2 leave class
-     * 1, #3..#5 keep their order there, #6 goes behind them. */
+    /* Priorities 3 and 6 to class 1, priority 1 to class 7. */
+    map[3] = map[6] = 1;
     map[1] = 7;
-    map[6] = 1;
-    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 0);
-    ovs_assert(q[1].n == 4 && q[7].n == 2 && q[6].n == 0);
-    for (uint32_t i = 0; i < 4; i++) {
-        ovs_assert((uintptr_t) pfc_holdq_peek(&q[1], i)->pkt == i + 3);
-    }
-    ovs_assert((uintptr_t) pfc_holdq_peek(&q[7], 0)->pkt == 1);
-    ovs_assert((uintptr_t) pfc_holdq_peek(&q[7], 1)->pkt == 2);
+    pfc_holdq_count_by_class(a, map, need);
+    pfc_holdq_count_by_class(b, map, need);
+    ovs_assert(need[1] == 6 && need[7] == 2 && need[3] == 0 && need[6] == 0);
 
-    /* A full new class: what does not fit is returned, in order. */
-    for (int i = 0; i < 3; i++) {
-        h.pkt = (void *) ++id;      /* #7, #8, #9: priority 5, class 5. */
-        h.prio = 5;
-        ovs_assert(pfc_holdq_push(&q[5], &h));
+    memset(to, 0, sizeof to);       /* No ring where nothing goes. */
+    pfc_holdq_init(&to[1], need[1]);
+    pfc_holdq_init(&to[7], need[7]);
+    memset(&tally, 0, sizeof tally);
+    pfc_holdq_regroup(a, map, to, &tally);
+    pfc_holdq_regroup(b, map, to, &tally);
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        ovs_assert(!a[tc].n && !a[tc].n_lossy && !b[tc].n);
     }
-    map[3] = map[6] = 5;            /* #3..#6 to class 5: room for 2. */
-    ovs_assert(pfc_holdq_remap(q, map, moved, dropped) == 2);
-    ovs_assert(q[5].n == 5 && q[1].n == 0);
-    ovs_assert((uintptr_t) pfc_holdq_peek(&q[5], 3)->pkt == 3);
-    ovs_assert((uintptr_t) pfc_holdq_peek(&q[5], 4)->pkt == 4);
-    ovs_assert((uintptr_t) dropped[0].pkt == 5);
-    ovs_assert((uintptr_t) dropped[1].pkt == 6);
+    /* Class 1: #3, #4, #5 (class 3 before class 6 in a), #6, then b's. */
+    static const uintptr_t want1[] = { 3, 4, 5, 6, 7, 8 };
+    ovs_assert(to[1].n == ARRAY_SIZE(want1));
+    for (size_t i = 0; i < ARRAY_SIZE(want1); i++) {
+        ovs_assert((uintptr_t) pfc_holdq_peek(&to[1], i)->pkt == want1[i]);
+    }
+    ovs_assert(to[7].n == 2 && to[7].n_lossy == 1);
+    ovs_assert((uintptr_t) pfc_holdq_peek(&to[7], 0)->pkt == 1);
+    ovs_assert((uintptr_t) pfc_holdq_peek(&to[7], 1)->pkt == 2);
+    ovs_assert(tally.pkts[3] == 5 && tally.pkts[1] == 2 && tally.pkts[6] == 1);
+    ovs_assert(tally.bytes[3] == 5 * 103 && tally.lossy[1] == 1);
 
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        pfc_holdq_destroy(&q[tc]);
+        pfc_holdq_pop(&to[tc], to[tc].n);
+        pfc_holdq_destroy(&to[tc]);
+        pfc_holdq_destroy(&a[tc]);
+        pfc_holdq_destroy(&b[tc]);
     }
-    printf("holdq-remap: ok\n");
+    printf("holdq-regroup: ok\n");
 }
 
 /* pfc_holdq_merge(): the packets of a queue pair that a guest disabled go
@@ -1193,59 +1198,211 @@ test_holdq_append(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("holdq-append: ok\n");
 }
 
-/* pfc_holdq_swap_ring(): a class queue moves to a larger ring that its
- * caller allocated (a class that became lossless), wrapped around or not,
- * keeping its packets in order; with the limit raised first, the packets
- * that a remap moves into it all fit (pfc_holdq_remap()). */
+/* Fills 'q' with 'n' packets of priority 3, ids 'first' and up, after
+ * 'skew' pushes and pops, so that the queue wraps around its ring. */
 static void
-test_holdq_swap(struct ovs_cmdl_context *ctx OVS_UNUSED)
+holdq_fill(struct pfc_holdq *q, uint32_t skew, uintptr_t first, uint32_t n)
+{
+    struct pfc_held h = { .len = 100, .in_port = 1, .prio = 3 };
+
+    for (uint32_t i = 0; i < skew; i++) {
+        ovs_assert(pfc_holdq_append(q, &h));
+        pfc_holdq_pop(q, 1);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        h.pkt = (void *) (first + i);
+        h.lossy = i & 1;
+        ovs_assert(pfc_holdq_append(q, &h));
+    }
+}
+
+/* Checks that 'q' holds ids 'first' to 'first + n - 1', in order. */
+static void
+holdq_expect(const struct pfc_holdq *q, uintptr_t first, uint32_t n)
+{
+    ovs_assert(q->n == n);
+    for (uint32_t i = 0; i < n; i++) {
+        ovs_assert(pfc_holdq_peek(q, i)->pkt == (void *) (first + i));
+    }
+}
+
+/* pfc_holdq_join(): the older packets go ahead of the newer, whichever
+ * ring keeps them, wrapped around or not; it copies the fewer; the joined
+ * queue keeps the newer queue's limit; without room anywhere, nothing
+ * changes. */
+static void
+test_holdq_join(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    for (uint32_t skew = 0; skew < 12; skew += 5) {
+        struct pfc_holdq q, older;
+        uint64_t copied = 0;
+
+        /* Few older: they go to the head of 'q' (cap 10, limit 4). */
+        pfc_holdq_init(&q, 10);
+        q.limit = 4;
+        pfc_holdq_init(&older, 8);
+        holdq_fill(&older, skew, 1, 2);
+        holdq_fill(&q, skew, 3, 5);
+        ovs_assert(pfc_holdq_join(&q, &older, &copied));
+        ovs_assert(copied == 2 && q.limit == 4 && q.cap == 10);
+        holdq_expect(&q, 1, 7);
+        ovs_assert(q.n_lossy == 3 && !older.n && !older.n_lossy);
+        pfc_holdq_pop(&q, q.n);
+        pfc_holdq_destroy(&q);
+        pfc_holdq_destroy(&older);
+
+        /* Many older: the newer go to the tail of their ring. */
+        copied = 0;
+        pfc_holdq_init(&q, 4);
+        pfc_holdq_init(&older, 12);
+        holdq_fill(&older, skew, 1, 7);
+        holdq_fill(&q, skew % 4, 8, 3);
+        ovs_assert(pfc_holdq_join(&q, &older, &copied));
+        ovs_assert(copied == 3 && q.limit == 4 && q.cap == 12);
+        holdq_expect(&q, 1, 10);
+        ovs_assert(older.cap == 4 && !older.n);
+        pfc_holdq_pop(&q, q.n);
+        pfc_holdq_destroy(&q);
+        pfc_holdq_destroy(&older);
+
+        /* No room in either ring: nothing changes. */
+        copied = 0;
+        pfc_holdq_init(&q, 4);
+        pfc_holdq_init(&older, 4);
+        holdq_fill(&older, skew, 1, 3);
+        holdq_fill(&q, skew % 4, 4, 2);
+        ovs_assert(!pfc_holdq_join(&q, &older, &copied));
+        ovs_assert(!copied);
+        holdq_expect(&older, 1, 3);
+        holdq_expect(&q, 4, 2);
+        pfc_holdq_pop(&q, q.n);
+        pfc_holdq_pop(&older, older.n);
+        pfc_holdq_destroy(&q);
+        pfc_holdq_destroy(&older);
+    }
+    /* 60,000 held before a change, 5 held meanwhile: 5 entries copied,
+     * whichever ring has room. */
+    for (int big_q = 0; big_q < 2; big_q++) {
+        struct pfc_holdq q, older;
+        uint64_t copied = 0;
+
+        pfc_holdq_init(&q, big_q ? 65536 : 64);
+        pfc_holdq_init(&older, 60064);
+        holdq_fill(&older, 0, 1, 60000);
+        holdq_fill(&q, 0, 60001, 5);
+        ovs_assert(pfc_holdq_join(&q, &older, &copied));
+        ovs_assert(copied == 5);
+        holdq_expect(&q, 1, 60005);
+        pfc_holdq_pop(&q, q.n);
+        pfc_holdq_destroy(&q);
+        pfc_holdq_destroy(&older);
+    }
+    printf("holdq-join: ok\n");
+}
+
+/* A simulation of requeueing (lib/netdev-dpdk-pfc-requeue.c) with the
+ * core's functions: the class queues are detached and replaced by empty
+ * ones, packets arrive under the new map meanwhile, the detached ones are
+ * regrouped and joined ahead of them.  Random maps, arrivals and drains,
+ * with rings sometimes too small to join (then grown and joined again).
+ * Every priority leaves in order and nothing is lost. */
+static void
+test_holdq_requeue(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_holdq q[PFC_N_PRIOS];
-    struct pfc_held h = { .len = 100, .in_port = 1, .prio = 3 };
-    struct pfc_held moved[64], dropped[64];
-    struct pfc_held *ring = xmalloc(40 * sizeof *ring);
-    uint8_t map[PFC_N_PRIOS];
+    uint8_t map[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    uint64_t next_in[PFC_N_PRIOS] = { 0 }, next_out[PFC_N_PRIOS] = { 0 };
+    uint64_t n_in = 0, n_out = 0, copied = 0, retries = 0;
 
+    random_set_seed(7);
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        pfc_holdq_init(&q[tc], 8);
-        map[tc] = tc;
+        pfc_holdq_init(&q[tc], 64);
     }
-    /* Class 1 (lossy, 8 slots) holds 5, wrapped around its ring. */
-    h.prio = 1;
-    for (uintptr_t i = 0; i < 6; i++) {
-        h.pkt = (void *) (i + 1);
-        ovs_assert(pfc_holdq_push(&q[1], &h));
-    }
-    pfc_holdq_pop(&q[1], 6);
-    for (uintptr_t i = 0; i < 5; i++) {
-        h.pkt = (void *) (i + 10);
-        ovs_assert(pfc_holdq_push(&q[1], &h));
-    }
-    /* Class 3 (lossless) holds 8 of priority 3. */
-    h.prio = 3;
-    for (uintptr_t i = 0; i < 8; i++) {
-        h.pkt = (void *) (i + 20);
-        ovs_assert(pfc_holdq_push(&q[3], &h));
-    }
-    /* Priority 3 moves to class 1, which gets 40 slots first. */
-    pfc_holdq_swap_ring(&q[1], &ring, 40);
-    q[1].limit = 40;
-    ovs_assert(q[1].cap == 40 && q[1].n == 5);
-    for (uintptr_t i = 0; i < 5; i++) {
-        ovs_assert(pfc_holdq_peek(&q[1], i)->pkt == (void *) (i + 10));
-    }
-    free(ring);                         /* The old one. */
-    map[3] = 1;
-    ovs_assert(!pfc_holdq_remap(q, map, moved, dropped));
-    ovs_assert(q[1].n == 13 && !q[3].n);
-    for (uintptr_t i = 0; i < 8; i++) {
-        ovs_assert(pfc_holdq_peek(&q[1], 5 + i)->pkt == (void *) (i + 20));
+    for (int round = 0; round < 2000; round++) {
+        struct pfc_holdq old[PFC_N_PRIOS], sorted[PFC_N_PRIOS];
+        uint32_t need[PFC_N_PRIOS] = { 0 };
+        struct pfc_holdq_tally tally;
+
+        /* Arrivals, then a drain of some classes. */
+        for (int k = random_range(40); k > 0; k--) {
+            int prio = random_range(PFC_N_PRIOS);
+            struct pfc_held h = { .pkt = (void *) (uintptr_t) next_in[prio],
+                                  .prio = prio, .len = 64 };
+
+            if (pfc_holdq_append(&q[map[prio]], &h)) {
+                next_in[prio]++;
+                n_in++;
+            }
+        }
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            uint32_t k = random_range(q[tc].n + 1);
+
+            for (uint32_t i = 0; i < k; i++) {
+                const struct pfc_held *h = pfc_holdq_peek(&q[tc], i);
+
+                ovs_assert((uintptr_t) h->pkt == next_out[h->prio]);
+                next_out[h->prio]++;
+            }
+            pfc_holdq_pop(&q[tc], k);
+            n_out += k;
+        }
+
+        /* Step 1: detach, new map, empty queues. */
+        memcpy(old, q, sizeof q);
+        for (int p = 0; p < PFC_N_PRIOS; p++) {
+            map[p] = random_range(PFC_N_PRIOS);
+        }
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_init(&q[tc], 24);
+        }
+        /* Meanwhile, arrivals under the new map. */
+        for (int k = random_range(20); k > 0; k--) {
+            int prio = random_range(PFC_N_PRIOS);
+            struct pfc_held h = { .pkt = (void *) (uintptr_t) next_in[prio],
+                                  .prio = prio, .len = 64 };
+
+            if (pfc_holdq_append(&q[map[prio]], &h)) {
+                next_in[prio]++;
+                n_in++;
+            }
+        }
+        /* Step 2: sort, with a small margin. */
+        pfc_holdq_count_by_class(old, map, need);
+        memset(sorted, 0, sizeof sorted);
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            if (need[tc]) {
+                pfc_holdq_init(&sorted[tc], need[tc] + random_range(3));
+            }
+        }
+        memset(&tally, 0, sizeof tally);
+        pfc_holdq_regroup(old, map, sorted, &tally);
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_destroy(&old[tc]);
+        }
+        /* Step 3: join, growing what is too small. */
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            while (!pfc_holdq_join(&q[tc], &sorted[tc], &copied)) {
+                pfc_holdq_reserve(&sorted[tc], sorted[tc].n + q[tc].n);
+                retries++;
+            }
+            ovs_assert(!sorted[tc].n);
+            pfc_holdq_destroy(&sorted[tc]);
+        }
     }
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        for (uint32_t i = 0; i < q[tc].n; i++) {
+            const struct pfc_held *h = pfc_holdq_peek(&q[tc], i);
+
+            ovs_assert((uintptr_t) h->pkt == next_out[h->prio]);
+            next_out[h->prio]++;
+        }
+        n_out += q[tc].n;
         pfc_holdq_pop(&q[tc], q[tc].n);
         pfc_holdq_destroy(&q[tc]);
     }
-    printf("holdq-swap: ok\n");
+    ovs_assert(n_in == n_out && retries > 0);
+    ovs_assert(copied > 0 && copied < n_in);
+    printf("holdq-requeue: ok\n");
 }
 
 /* An rx queue of their own for MAC Control frames: on only if wanted, on a
@@ -1309,7 +1466,7 @@ static const struct ovs_cmdl_command commands[] = {
     { "ring", NULL, 0, 0, test_ring, OVS_RO },
     { "rxq-drain", NULL, 0, 0, test_rxq_drain, OVS_RO },
     { "holdq", NULL, 0, 0, test_holdq, OVS_RO },
-    { "holdq-remap", NULL, 0, 0, test_holdq_remap, OVS_RO },
+    { "holdq-regroup", NULL, 0, 0, test_holdq_regroup, OVS_RO },
     { "holdq-merge", NULL, 0, 0, test_holdq_merge, OVS_RO },
     { "config", NULL, 0, 0, test_config, OVS_RO },
     { "counters", NULL, 0, 0, test_counters, OVS_RO },
@@ -1319,7 +1476,8 @@ static const struct ovs_cmdl_command commands[] = {
     { "mac-control", NULL, 0, 0, test_mac_control, OVS_RO },
     { "mcq", NULL, 0, 0, test_mcq, OVS_RO },
     { "holdq-append", NULL, 0, 0, test_holdq_append, OVS_RO },
-    { "holdq-swap", NULL, 0, 0, test_holdq_swap, OVS_RO },
+    { "holdq-join", NULL, 0, 0, test_holdq_join, OVS_RO },
+    { "holdq-requeue", NULL, 0, 0, test_holdq_requeue, OVS_RO },
     { NULL, NULL, 0, 0, NULL, OVS_RO },
 };
 

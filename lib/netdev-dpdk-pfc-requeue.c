@@ -1,0 +1,364 @@
+/*
+ * Copyright (c) 2026 The OVS PFC authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Requeueing of the DPDK glue of PFC (the opening comment of
+ * lib/netdev-dpdk-pfc.c describes the threads and locks): what the main
+ * thread does to the held packets of a QoS object when the priority to
+ * traffic class map changes (a Queue row) or its class queues get other
+ * sizes (pfc-enable, a vector that DCBX adopted).
+ *
+ * Transmit threads wait for a tx queue's lock, so the main thread holds
+ * one only for work that does not grow with what is held:
+ *
+ *   1. Under every tx queue lock of the object, for as long as it takes to
+ *      copy 8 queue headers per tx queue: it detaches the class queues of
+ *      each tx queue, with their packets, and puts empty ones of the new
+ *      sizes in their place; the new map takes effect.  A tx queue that
+ *      held packets is marked 'requeue': until step 3, its transmit
+ *      threads send nothing from it and hold every new packet, in the
+ *      class of the new map (pfc_blocked() reports every class blocked).
+ *      PFC frames still leave: an XOFF is not delayed.
+ *
+ *   2. With no lock held, it sorts the detached packets into class queues
+ *      of the new map (pfc_holdq_regroup()), in order per priority, and
+ *      frees the detached rings.
+ *
+ *   3. One tx queue at a time, under that queue's lock only, it puts the
+ *      sorted packets ahead of those held meanwhile (pfc_holdq_join(): it
+ *      copies the fewer of the two), and clears 'requeue'.  If a ring is
+ *      short of room for both, it lets go of the lock, grows the ring, and
+ *      tries again.
+ *
+ * No packet is dropped: the sorted queues have a slot for each packet.  The
+ * ingress buffer occupancy that the packets are charged to does not
+ * change, nor do the held counts of a tx queue's priorities: a packet stays
+ * on its tx queue. */
+
+#include <config.h>
+#include "netdev-dpdk-pfc.h"
+#include "netdev-dpdk-pfc-private.h"
+
+#include <string.h>
+
+#include <rte_spinlock.h>
+
+#include "coverage.h"
+#include "openvswitch/vlog.h"
+#include "pfc-holdq.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_requeue);
+
+COVERAGE_DEFINE(pfc_requeue);
+COVERAGE_DEFINE(pfc_requeue_retry);
+
+/* The packets that one tx queue gets while they are requeued. */
+struct pfc_requeue_txq {
+    struct pfc_holdq (*old)[PFC_N_PRIOS];   /* 'n_old' sets of detached
+                                             * class queues, oldest
+                                             * first. */
+    size_t n_old;
+    struct pfc_holdq new[PFC_N_PRIOS];  /* Sorted by the new map; no ring
+                                         * where the class gets none. */
+    struct pfc_holdq_tally tally;       /* What new[] got, per priority. */
+    uint32_t n_held;                    /* Packets in old[], at step 1. */
+};
+
+/* Returns the slots of the traffic class queue of class 'tc' under 'cfg':
+ * room for the whole buffer if a priority in pfc-enable maps to it, so that
+ * every packet that admission holds has a slot, and a lossless packet is
+ * never dropped for want of one (it goes into headroom, and XOFF);
+ * otherwise queue-size, or PFC_LOSSY_QUEUE_SLOTS. */
+uint32_t
+pfc_class_slots(const struct pfc_config *cfg, int tc)
+{
+    if (pfc_tcs_prios(cfg->prio_to_tc, 1u << tc) & cfg->enabled) {
+        return PFC_BUF_CELLS_MAX;
+    }
+    return cfg->queue_size ? cfg->queue_size : PFC_LOSSY_QUEUE_SLOTS;
+}
+
+/* Step 1: detaches the class queues of every tx queue of 'pfc' into 'rq',
+ * puts 'empty' (n_txq x PFC_N_PRIOS queues, allocated by the caller) in
+ * their place, and makes 'cfg' the configuration in force.  Takes every tx
+ * queue lock, and copies only queue headers under them. */
+static void
+pfc_requeue_detach(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg,
+                   struct pfc_requeue_txq *rq, struct pfc_holdq *empty)
+{
+    pfc_txqs_lock(pfc);
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *t = &pfc->txq[i];
+
+        memcpy(rq[i].old[0], t->q, sizeof t->q);
+        memcpy(t->q, &empty[i * PFC_N_PRIOS], sizeof t->q);
+        rq[i].n_held = t->n_held;
+        t->requeue = t->n_held != 0;
+        t->n_held = 0;
+        t->nonempty = 0;
+        t->blocked_until = 0;   /* The classes blocked may have changed. */
+    }
+    pfc->cfg = *cfg;
+    pfc_txqs_unlock(pfc);
+}
+
+/* Step 2, with no lock held: sorts the packets detached for one tx queue
+ * into rq->new[] by 'prio_to_tc', with 'slots' as limits and 'margin' more
+ * slots for what its transmit threads hold meanwhile, counts them in
+ * rq->tally, and frees the detached rings. */
+static void
+pfc_requeue_sort(struct pfc_requeue_txq *rq,
+                 const uint8_t prio_to_tc[PFC_N_PRIOS],
+                 const uint32_t slots[PFC_N_PRIOS], uint32_t margin)
+{
+    uint32_t need[PFC_N_PRIOS] = { 0 };
+
+    memset(rq->new, 0, sizeof rq->new);
+    memset(&rq->tally, 0, sizeof rq->tally);
+    for (size_t k = 0; k < rq->n_old; k++) {
+        pfc_holdq_count_by_class(rq->old[k], prio_to_tc, need);
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        if (need[tc]) {
+            pfc_holdq_init(&rq->new[tc], MAX(slots[tc], need[tc] + margin));
+            rq->new[tc].limit = slots[tc];
+        }
+    }
+    for (size_t k = 0; k < rq->n_old; k++) {
+        pfc_holdq_regroup(rq->old[k], prio_to_tc, rq->new, &rq->tally);
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_destroy(&rq->old[k][tc]);
+        }
+    }
+}
+
+/* Adds the packets of 'tally' to the held counts of tx queue 't' of its
+ * object, with 'sign' +1, or takes them off with -1. */
+static void
+pfc_requeue_add_held(struct pfc_txq *t, const struct pfc_holdq_tally *tally,
+                  int sign)
+{
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        uint32_t orig;
+
+        if (!tally->pkts[p]) {
+            continue;
+        }
+        pfc_count(&t->held_pkts[p], sign * tally->pkts[p]);
+        pfc_count(&t->held_bytes[p], sign * tally->bytes[p]);
+        if (sign > 0) {
+            atomic_add_relaxed(&t->owner->held_prio[p], tally->pkts[p], &orig);
+            atomic_add_relaxed(&t->owner->lossy_prio[p], tally->lossy[p],
+                               &orig);
+        } else {
+            atomic_sub_relaxed(&t->owner->held_prio[p], tally->pkts[p], &orig);
+            atomic_sub_relaxed(&t->owner->lossy_prio[p], tally->lossy[p],
+                               &orig);
+        }
+    }
+}
+
+/* Step 3 for tx queue 't' of 'pfc': puts the packets sorted in rq->new[]
+ * ahead of those that 't' held meanwhile, under t->lock alone, adds them
+ * to its held counts if 'moved_in' (they come from another object), and
+ * lets its transmit threads send again.  Grows a ring that is short of
+ * room with no lock held, and tries again.  Frees the rings left over.
+ * Adds to '*copied' the entries copied under the lock. */
+static void
+pfc_requeue_join(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                 struct pfc_requeue_txq *rq, bool moved_in, uint32_t margin,
+                 uint64_t *copied)
+{
+    for (;;) {
+        uint32_t short_of[PFC_N_PRIOS] = { 0 };
+        bool done = true;
+
+        rte_spinlock_lock(&t->lock);
+        t->n_held = 0;
+        t->nonempty = 0;
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            if (!pfc_holdq_join(&t->q[tc], &rq->new[tc], copied)) {
+                short_of[tc] = t->q[tc].n;
+                done = false;
+            }
+            t->n_held += t->q[tc].n;
+            t->nonempty |= (t->q[tc].n != 0) << tc;
+        }
+        if (done) {
+            if (moved_in) {
+                pfc_requeue_add_held(t, &rq->tally, 1);
+            }
+            t->requeue = false;
+            t->blocked_until = 0;
+        }
+        pfc_note_holding(pfc, t);
+        rte_spinlock_unlock(&t->lock);
+        if (done) {
+            break;
+        }
+        COVERAGE_INC(pfc_requeue_retry);
+        margin *= 2;
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            if (short_of[tc]) {
+                pfc_holdq_reserve(&rq->new[tc],
+                                  rq->new[tc].n + short_of[tc] + margin);
+            }
+        }
+    }
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        pfc_holdq_destroy(&rq->new[tc]);
+    }
+}
+
+/* Steps 2 and 3 for every tx queue of 'pfc', under its configuration in
+ * force, for packets detached from 'from': 'pfc' itself, or the object it
+ * replaces, whose lossy counts then go down by what moved.  Logs what
+ * moved, unless nothing did.  Frees 'rq'. */
+static void
+pfc_requeue_finish(struct netdev_dpdk_pfc *pfc, struct pfc_requeue_txq *rq,
+                   struct netdev_dpdk_pfc *from)
+{
+    const uint32_t margin = 4 * PFC_TX_BURST;
+    uint32_t slots[PFC_N_PRIOS];
+    uint64_t moved = 0, copied = 0;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        slots[tc] = pfc_class_slots(&pfc->cfg, tc);
+    }
+    for (int i = 0; i < pfc->n_txq; i++) {
+        if (rq[i].n_held) {
+            pfc_requeue_sort(&rq[i], pfc->cfg.prio_to_tc, slots, margin);
+        }
+        for (int p = 0; from != pfc && p < PFC_N_PRIOS; p++) {
+            uint32_t orig;
+
+            atomic_sub_relaxed(&from->lossy_prio[p], rq[i].tally.lossy[p],
+                               &orig);
+        }
+    }
+    for (int i = 0; i < pfc->n_txq; i++) {
+        if (rq[i].n_held) {
+            pfc_requeue_join(pfc, &pfc->txq[i], &rq[i], from != pfc, margin,
+                             &copied);
+            moved += rq[i].n_held;
+        }
+        free(rq[i].old);
+    }
+    free(rq);
+    if (moved) {
+        VLOG_INFO("%s: PFC: %"PRIu64" held packets requeued for the new "
+                  "traffic classes; %"PRIu64" queue entries copied under "
+                  "a tx queue lock", pfc->port ? pfc->port->name : "?",
+                  moved, copied);
+    }
+}
+
+/* Makes 'cfg' the configuration in force of 'pfc' and gives every traffic
+ * class queue the slots that it asks for (pfc_class_slots()), moving each
+ * held packet to the queue of the class that its priority maps to now, in
+ * order per priority, ahead of what is held after the change (see the
+ * opening comment).  Drops nothing.  Main thread: it alone changes the
+ * configuration and the class queues of a QoS object. */
+void
+pfc_requeue(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg)
+{
+    int n = pfc->n_txq;
+    struct pfc_requeue_txq *rq = xcalloc(MAX(n, 1), sizeof *rq);
+    struct pfc_holdq *empty = xcalloc(MAX(n, 1) * PFC_N_PRIOS, sizeof *empty);
+
+    COVERAGE_INC(pfc_requeue);
+    for (int i = 0; i < n; i++) {
+        rq[i].old = xmalloc(sizeof *rq[i].old);
+        rq[i].n_old = 1;
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_init(&empty[i * PFC_N_PRIOS + tc],
+                           pfc_class_slots(cfg, tc));
+        }
+    }
+    pfc_requeue_detach(pfc, cfg, rq, empty);
+    free(empty);
+    pfc_requeue_finish(pfc, rq, pfc);
+}
+
+/* Moves the packets held by 'old' into 'new', which replaces it as the QoS
+ * object of the same port and which no thread uses yet, and retires 'old'
+ * (netdev_dpdk_pfc_succeed()).  Tx queue i of 'old' goes to tx queue
+ * i % n of 'new', after those of lower i, in the classes of the map of
+ * 'new': the packets of a flow all come from one tx queue, so they stay in
+ * order.  As pfc_requeue(), under the locks of 'old' it only sets the
+ * class queues aside, and the tx queues of 'new' that get packets send
+ * nothing, and hold every packet, until theirs are put ahead. */
+void
+pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
+{
+    int nn = new->n_txq;
+    struct pfc_requeue_txq *rq = xcalloc(nn, sizeof *rq);
+
+    COVERAGE_INC(pfc_requeue);
+    for (int j = 0; j < nn; j++) {
+        rq[j].n_old = old->n_txq / nn + (j < old->n_txq % nn);
+        rq[j].old = xcalloc(MAX(rq[j].n_old, 1), sizeof *rq[j].old);
+    }
+    pfc_txqs_lock(old);
+    for (int i = 0; i < old->n_txq; i++) {
+        struct pfc_txq *from = &old->txq[i];
+        struct pfc_requeue_txq *to = &rq[i % nn];
+        struct pfc_holdq_tally tally;
+
+        memcpy(to->old[i / nn], from->q, sizeof from->q);
+        memset(from->q, 0, sizeof from->q);
+        if (from->n_held) {
+            /* Off the counts of 'old': its class queues are empty now.
+             * Its lossy counts go down once the packets are sorted. */
+            memset(&tally, 0, sizeof tally);
+            for (int p = 0; p < PFC_N_PRIOS; p++) {
+                atomic_read_relaxed(&from->held_pkts[p], &tally.pkts[p]);
+                atomic_read_relaxed(&from->held_bytes[p], &tally.bytes[p]);
+                tally.lossy[p] = 0;
+            }
+            pfc_requeue_add_held(from, &tally, -1);
+            to->n_held += from->n_held;
+            new->txq[i % nn].requeue = true;
+        }
+        from->n_held = 0;
+        from->nonempty = 0;
+        pfc_note_holding(old, from);
+    }
+    old->retired = true;
+    old->next = new;
+    pfc_txqs_unlock(old);
+    pfc_requeue_finish(new, rq, old);
+}
+
+/* Gives every traffic class queue of 'pfc' the slots that its priority map
+ * and the vector in force ask for (pfc_class_slots()), if one has other
+ * slots now (pfc_requeue()).  Main thread. */
+void
+pfc_class_queues_fit(struct netdev_dpdk_pfc *pfc)
+{
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        uint32_t slots = pfc_class_slots(&pfc->cfg, tc);
+
+        for (int i = 0; i < pfc->n_txq; i++) {
+            if (pfc->txq[i].q[tc].limit != slots) {
+                struct pfc_config cfg = pfc->cfg;
+
+                pfc_requeue(pfc, &cfg);
+                return;
+            }
+        }
+    }
+}
