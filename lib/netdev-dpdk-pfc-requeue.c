@@ -117,8 +117,8 @@ pfc_requeue_detach(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg,
 
 /* Step 2, with no lock held: sorts the packets detached for one tx queue
  * into rq->new[] by 'prio_to_tc', with 'slots' as limits and 'margin' more
- * slots for what its transmit threads hold meanwhile, counts them in
- * rq->tally, and frees the detached rings. */
+ * slots for what its transmit threads hold meanwhile, and counts them in
+ * rq->tally. */
 static void
 pfc_requeue_sort(struct pfc_requeue_txq *rq,
                  const uint8_t prio_to_tc[PFC_N_PRIOS],
@@ -139,17 +139,15 @@ pfc_requeue_sort(struct pfc_requeue_txq *rq,
     }
     for (size_t k = 0; k < rq->n_old; k++) {
         pfc_holdq_regroup(rq->old[k], prio_to_tc, rq->new, &rq->tally);
-        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-            pfc_holdq_destroy(&rq->old[k][tc]);
-        }
     }
 }
 
-/* Adds the packets of 'tally' to the held counts of tx queue 't' of its
- * object, with 'sign' +1, or takes them off with -1. */
+/* Adds the packets of 'tally' to the held counts of tx queue 't' and of
+ * its object, with 'sign' +1, or takes them off with -1; not the lossy
+ * counts. */
 static void
 pfc_requeue_add_held(struct pfc_txq *t, const struct pfc_holdq_tally *tally,
-                  int sign)
+                     int sign)
 {
     for (int p = 0; p < PFC_N_PRIOS; p++) {
         uint32_t orig;
@@ -161,25 +159,20 @@ pfc_requeue_add_held(struct pfc_txq *t, const struct pfc_holdq_tally *tally,
         pfc_count(&t->held_bytes[p], sign * tally->bytes[p]);
         if (sign > 0) {
             atomic_add_relaxed(&t->owner->held_prio[p], tally->pkts[p], &orig);
-            atomic_add_relaxed(&t->owner->lossy_prio[p], tally->lossy[p],
-                               &orig);
         } else {
             atomic_sub_relaxed(&t->owner->held_prio[p], tally->pkts[p], &orig);
-            atomic_sub_relaxed(&t->owner->lossy_prio[p], tally->lossy[p],
-                               &orig);
         }
     }
 }
 
 /* Step 3 for tx queue 't' of 'pfc': puts the packets sorted in rq->new[]
- * ahead of those that 't' held meanwhile, under t->lock alone, adds them
- * to its held counts if 'moved_in' (they come from another object), and
- * lets its transmit threads send again.  Grows a ring that is short of
+ * ahead of those that 't' held meanwhile, under t->lock alone, and lets
+ * its transmit threads send again.  Grows a ring that is short of
  * room with no lock held, and tries again.  Frees the rings left over.
  * Adds to '*copied' the entries copied under the lock. */
 static void
 pfc_requeue_join(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                 struct pfc_requeue_txq *rq, bool moved_in, uint32_t margin,
+                 struct pfc_requeue_txq *rq, uint32_t margin,
                  uint64_t *copied)
 {
     for (;;) {
@@ -198,9 +191,6 @@ pfc_requeue_join(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             t->nonempty |= (t->q[tc].n != 0) << tc;
         }
         if (done) {
-            if (moved_in) {
-                pfc_requeue_add_held(t, &rq->tally, 1);
-            }
             t->requeue = false;
             t->blocked_until = 0;
         }
@@ -223,10 +213,12 @@ pfc_requeue_join(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
 }
 
-/* Steps 2 and 3 for every tx queue of 'pfc', under its configuration in
- * force, for packets detached from 'from': 'pfc' itself, or the object it
- * replaces, whose lossy counts then go down by what moved.  Logs what
- * moved, unless nothing did.  Frees 'rq'. */
+/* Steps 2 and 3 for every tx queue of 'pfc' in turn, under its
+ * configuration in force, so that the first wait the least, for packets
+ * detached from 'from': 'pfc' itself, or the object it replaces, whose
+ * lossy counts then move to 'pfc' as the sort finds them.  Frees the
+ * detached rings, also those that held nothing.  Logs what moved, unless
+ * nothing did.  Frees 'rq'. */
 static void
 pfc_requeue_finish(struct netdev_dpdk_pfc *pfc, struct pfc_requeue_txq *rq,
                    struct netdev_dpdk_pfc *from)
@@ -241,19 +233,19 @@ pfc_requeue_finish(struct netdev_dpdk_pfc *pfc, struct pfc_requeue_txq *rq,
     for (int i = 0; i < pfc->n_txq; i++) {
         if (rq[i].n_held) {
             pfc_requeue_sort(&rq[i], pfc->cfg.prio_to_tc, slots, margin);
-        }
-        for (int p = 0; from != pfc && p < PFC_N_PRIOS; p++) {
-            uint32_t orig;
+            for (int p = 0; from != pfc && p < PFC_N_PRIOS; p++) {
+                uint32_t lossy = rq[i].tally.lossy[p], orig;
 
-            atomic_sub_relaxed(&from->lossy_prio[p], rq[i].tally.lossy[p],
-                               &orig);
-        }
-    }
-    for (int i = 0; i < pfc->n_txq; i++) {
-        if (rq[i].n_held) {
-            pfc_requeue_join(pfc, &pfc->txq[i], &rq[i], from != pfc, margin,
-                             &copied);
+                atomic_sub_relaxed(&from->lossy_prio[p], lossy, &orig);
+                atomic_add_relaxed(&pfc->lossy_prio[p], lossy, &orig);
+            }
+            pfc_requeue_join(pfc, &pfc->txq[i], &rq[i], margin, &copied);
             moved += rq[i].n_held;
+        }
+        for (size_t k = 0; k < rq[i].n_old; k++) {
+            for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+                pfc_holdq_destroy(&rq[i].old[k][tc]);
+            }
         }
         free(rq[i].old);
     }
@@ -321,15 +313,17 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
         memcpy(to->old[i / nn], from->q, sizeof from->q);
         memset(from->q, 0, sizeof from->q);
         if (from->n_held) {
-            /* Off the counts of 'old': its class queues are empty now.
-             * Its lossy counts go down once the packets are sorted. */
+            /* The held counts move to 'new' now, so that its egress bound
+             * and ECN count the packets while they are set aside, and a
+             * packet that leaves is taken off counts that have it.  The
+             * lossy counts move once the sort finds them. */
             memset(&tally, 0, sizeof tally);
             for (int p = 0; p < PFC_N_PRIOS; p++) {
                 atomic_read_relaxed(&from->held_pkts[p], &tally.pkts[p]);
                 atomic_read_relaxed(&from->held_bytes[p], &tally.bytes[p]);
-                tally.lossy[p] = 0;
             }
             pfc_requeue_add_held(from, &tally, -1);
+            pfc_requeue_add_held(&new->txq[i % nn], &tally, 1);
             to->n_held += from->n_held;
             new->txq[i % nn].requeue = true;
         }

@@ -1013,8 +1013,11 @@ pfc_send_facts(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
     f->blocked = blocked;
     f->nonempty = t->n_held ? t->nonempty : 0;
     f->lossless = pfc->cfg.enabled;
-    f->wd_ignored = t->wd_ignored;
-    f->wd_dropped = t->wd_dropped;
+    /* While the main thread requeues what 't' held (pfc_requeue()), every
+     * packet is held behind it: even a stormed priority's, which a guest
+     * would otherwise take at once, ahead of its older packets. */
+    f->wd_ignored = OVS_UNLIKELY(t->requeue) ? 0 : t->wd_ignored;
+    f->wd_dropped = OVS_UNLIKELY(t->requeue) ? 0 : t->wd_dropped;
     f->vhost = pfc_port_is_vhost(pfc->port);
     f->down = false;
     f->tokens = INT64_MAX;

@@ -184,7 +184,6 @@ VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc);
  * each takes every tx queue lock of its port.  An OVSDB transaction that
  * changes nothing of a port's Queue rows makes none. */
 COVERAGE_DEFINE(pfc_remap);
-COVERAGE_DEFINE(pfc_class_resize);
 
 /* A pause whose expiry every rx queue has not yet been polled after ends
  * anyway this many ms after its expiry (the 'cap' of pfc_pause_holds()),
