@@ -53,6 +53,7 @@
 
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_spinlock.h>
 
 #include "coverage.h"
@@ -94,12 +95,16 @@ pfc_class_slots(const struct pfc_config *cfg, int tc)
 /* Step 1: detaches the class queues of every tx queue of 'pfc' into 'rq',
  * puts 'empty' (n_txq x PFC_N_PRIOS queues, allocated by the caller) in
  * their place, and makes 'cfg' the configuration in force.  Takes every tx
- * queue lock, and copies only queue headers under them. */
-static void
+ * queue lock, and copies only queue headers under them.  Returns the TSC
+ * cycles for which it held them. */
+static uint64_t
 pfc_requeue_detach(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg,
                    struct pfc_requeue_txq *rq, struct pfc_holdq *empty)
 {
+    uint64_t start;
+
     pfc_txqs_lock(pfc);
+    start = rte_get_tsc_cycles();
     for (int i = 0; i < pfc->n_txq; i++) {
         struct pfc_txq *t = &pfc->txq[i];
 
@@ -112,7 +117,9 @@ pfc_requeue_detach(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg,
         t->blocked_until = 0;   /* The classes blocked may have changed. */
     }
     pfc->cfg = *cfg;
+    start = rte_get_tsc_cycles() - start;
     pfc_txqs_unlock(pfc);
+    return start;
 }
 
 /* Step 2, with no lock held: sorts the packets detached for one tx queue
@@ -169,17 +176,21 @@ pfc_requeue_add_held(struct pfc_txq *t, const struct pfc_holdq_tally *tally,
  * ahead of those that 't' held meanwhile, under t->lock alone, and lets
  * its transmit threads send again.  Grows a ring that is short of
  * room with no lock held, and tries again.  Frees the rings left over.
- * Adds to '*copied' the entries copied under the lock. */
+ * Adds to '*copied' the entries copied under the lock, and raises
+ * '*locked' to the TSC cycles for which it held it, if longer. */
 static void
 pfc_requeue_join(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                  struct pfc_requeue_txq *rq, uint32_t margin,
-                 uint64_t *copied)
+                 uint64_t *copied, uint64_t *locked)
 {
     for (;;) {
         uint32_t short_of[PFC_N_PRIOS] = { 0 };
         bool done = true;
 
+        uint64_t start;
+
         rte_spinlock_lock(&t->lock);
+        start = rte_get_tsc_cycles();
         t->n_held = 0;
         t->nonempty = 0;
         for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
@@ -195,7 +206,9 @@ pfc_requeue_join(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             t->blocked_until = 0;
         }
         pfc_note_holding(pfc, t);
+        start = rte_get_tsc_cycles() - start;
         rte_spinlock_unlock(&t->lock);
+        *locked = MAX(*locked, start);
         if (done) {
             break;
         }
@@ -217,11 +230,13 @@ pfc_requeue_join(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * configuration in force, so that the first wait the least, for packets
  * detached from 'from': 'pfc' itself, or the object it replaces, whose
  * lossy counts then move to 'pfc' as the sort finds them.  Frees the
- * detached rings, also those that held nothing.  Logs what moved, unless
- * nothing did.  Frees 'rq'. */
+ * detached rings, also those that held nothing.  Logs what moved, the
+ * entries copied under a lock and the longest time a lock was held ('locked'
+ * TSC cycles in step 1, or longer in step 3), unless nothing moved.  Frees
+ * 'rq'. */
 static void
 pfc_requeue_finish(struct netdev_dpdk_pfc *pfc, struct pfc_requeue_txq *rq,
-                   struct netdev_dpdk_pfc *from)
+                   struct netdev_dpdk_pfc *from, uint64_t locked)
 {
     const uint32_t margin = 4 * PFC_TX_BURST;
     uint32_t slots[PFC_N_PRIOS];
@@ -239,7 +254,8 @@ pfc_requeue_finish(struct netdev_dpdk_pfc *pfc, struct pfc_requeue_txq *rq,
                 atomic_sub_relaxed(&from->lossy_prio[p], lossy, &orig);
                 atomic_add_relaxed(&pfc->lossy_prio[p], lossy, &orig);
             }
-            pfc_requeue_join(pfc, &pfc->txq[i], &rq[i], margin, &copied);
+            pfc_requeue_join(pfc, &pfc->txq[i], &rq[i], margin, &copied,
+                             &locked);
             moved += rq[i].n_held;
         }
         for (size_t k = 0; k < rq[i].n_old; k++) {
@@ -253,8 +269,9 @@ pfc_requeue_finish(struct netdev_dpdk_pfc *pfc, struct pfc_requeue_txq *rq,
     if (moved) {
         VLOG_INFO("%s: PFC: %"PRIu64" held packets requeued for the new "
                   "traffic classes; %"PRIu64" queue entries copied under "
-                  "a tx queue lock", pfc->port ? pfc->port->name : "?",
-                  moved, copied);
+                  "a tx queue lock; tx queue locks held at most %.1f us",
+                  pfc->port ? pfc->port->name : "?", moved, copied,
+                  locked * 1e6 / rte_get_tsc_hz());
     }
 }
 
@@ -280,9 +297,10 @@ pfc_requeue(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg)
                            pfc_class_slots(cfg, tc));
         }
     }
-    pfc_requeue_detach(pfc, cfg, rq, empty);
+    uint64_t locked = pfc_requeue_detach(pfc, cfg, rq, empty);
+
     free(empty);
-    pfc_requeue_finish(pfc, rq, pfc);
+    pfc_requeue_finish(pfc, rq, pfc, locked);
 }
 
 /* Moves the packets held by 'old' into 'new', which replaces it as the QoS
@@ -304,7 +322,10 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
         rq[j].n_old = old->n_txq / nn + (j < old->n_txq % nn);
         rq[j].old = xcalloc(MAX(rq[j].n_old, 1), sizeof *rq[j].old);
     }
+    uint64_t locked;
+
     pfc_txqs_lock(old);
+    locked = rte_get_tsc_cycles();
     for (int i = 0; i < old->n_txq; i++) {
         struct pfc_txq *from = &old->txq[i];
         struct pfc_requeue_txq *to = &rq[i % nn];
@@ -333,8 +354,9 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
     }
     old->retired = true;
     old->next = new;
+    locked = rte_get_tsc_cycles() - locked;
     pfc_txqs_unlock(old);
-    pfc_requeue_finish(new, rq, old);
+    pfc_requeue_finish(new, rq, old, locked);
 }
 
 /* Gives every traffic class queue of 'pfc' the slots that its priority map

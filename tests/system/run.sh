@@ -54,7 +54,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        classify_rewrite_pcp classify_vxlan_rewrite classify_remap_lossless
        classify_dcbx_app classify_two_pmds classify_flood_copies
        trust_guest_access trust_guest_tunnel trust_guest_flood
-       watermark ecn_step ecn_rate ecn_tcp ecn_lossless)
+       watermark ecn_step ecn_rate ecn_tcp ecn_lossless requeue_60k)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
@@ -64,6 +64,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/steer.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/watermark.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/ecn.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requeue.sh"
 
 # Each test_* function runs in its own process (run.sh --one); it
 # returns nonzero on failure.  FAILS counts failed checks.
