@@ -181,11 +181,12 @@ pfc_buf_take_cell(struct pfc_txq *t)
 }
 
 /* Gives 'cells' shared cells back to tx queue 't''s cache, and what the
- * cache holds over its size back to the pool. */
+ * cache holds over its size back to the pool; with 't' NULL, all to the
+ * pool. */
 static void
 pfc_buf_give_cells(struct pfc_txq *t, uint32_t cells)
 {
-    uint32_t give = pfc_buf_cache_give(&t->cache, cells);
+    uint32_t give = t ? pfc_buf_cache_give(&t->cache, cells) : cells;
 
     if (give) {
         uint64_t orig;
@@ -315,7 +316,8 @@ pfc_port_wm_reset(struct pfc_port *port)
 
 /* Takes 'h', which leaves tx queue 't' (sent or freed), off the pool and
  * off its ingress priority group, headroom first (pfc_buf_release()).  The
- * caller holds t->lock. */
+ * caller holds t->lock; or 't' is NULL, for a packet set aside from its tx
+ * queue (pfc_requeue_vq()): its cells then go straight to the pool. */
 void
 pfc_buf_txq_release(struct pfc_txq *t, const struct pfc_held *h)
 {

@@ -595,6 +595,8 @@ uint32_t pfc_class_slots(const struct pfc_config *, int tc);
 void pfc_requeue(struct netdev_dpdk_pfc *, const struct pfc_config *);
 void pfc_requeue_into(struct netdev_dpdk_pfc *old,
                       struct netdev_dpdk_pfc *new);
+size_t pfc_requeue_vq(struct netdev_dpdk_pfc *, struct pfc_txq *from,
+                      struct pfc_txq *dst, bool disabled, size_t *freed);
 void pfc_class_queues_fit(struct netdev_dpdk_pfc *);
 
 /* lib/netdev-dpdk-pfc.c: the tx queues of a QoS object. */

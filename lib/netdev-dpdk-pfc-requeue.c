@@ -359,6 +359,140 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
     pfc_requeue_finish(new, rq, old, locked);
 }
 
+/* Frees the 'n' packets held in the class queues 'q', which were set aside
+ * from tx queue 'from' of 'pfc' with their held counts already taken off:
+ * off the pool, their ingress groups and the lossy counts, counted as hold
+ * drops of 'from' (taking its lock once) and in tx_dropped.  No lock held.
+ * Empties 'q'. */
+static void
+pfc_requeue_free(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
+                 struct pfc_holdq q[PFC_N_PRIOS], size_t n)
+{
+    uint64_t drops[PFC_N_PRIOS] = { 0 }, orig;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        for (uint32_t i = 0; i < q[tc].n; i++) {
+            const struct pfc_held *h = pfc_holdq_peek(&q[tc], i);
+            uint32_t orig32;
+
+            pfc_buf_txq_release(NULL, h);
+            if (h->lossy) {
+                atomic_sub_relaxed(&pfc->lossy_prio[h->prio], 1, &orig32);
+            }
+            drops[h->prio]++;
+            rte_pktmbuf_free(h->pkt);
+        }
+        pfc_holdq_pop(&q[tc], q[tc].n);
+    }
+    rte_spinlock_lock(&from->lock);
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        pfc_count(&from->hold_drops[p], drops[p]);
+    }
+    rte_spinlock_unlock(&from->lock);
+    atomic_add_relaxed(&pfc->port->held_dropped, n, &orig);
+}
+
+/* For a vhost-user port 'pfc' whose guest disabled ('disabled') or enabled
+ * the receive virtqueue of queue pair 'from' (netdev_dpdk_pfc_vhost_txq_
+ * state()).  Once disabled, the flows of 'from' go to queue pair 'dst', or
+ * to none if 'dst' is NULL: what 'from' holds is older than what they hold
+ * in 'dst' from now on, so it moves ahead of what 'dst' holds, in order, as
+ * pfc_requeue() moves packets: under the two tx queues' locks only queue
+ * headers move, and 'dst' holds every packet and sends none until they
+ * are joined.  Without 'dst', they are freed once the locks are released,
+ * counted as hold drops and in tx_dropped.  Returns how many moved, and
+ * stores how many were freed in '*freed'.  Main thread. */
+size_t
+pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
+               struct pfc_txq *dst, bool disabled, size_t *freed)
+{
+    const uint32_t margin = 4 * PFC_TX_BURST;
+    struct pfc_requeue_txq rq;
+    struct pfc_holdq empty[2][PFC_N_PRIOS];
+    uint32_t slots[PFC_N_PRIOS];
+    uint64_t locked, copied = 0;
+    size_t moved = 0;
+
+    *freed = 0;
+    memset(&rq, 0, sizeof rq);
+    rq.old = xcalloc(2, sizeof *rq.old);
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        slots[tc] = pfc_class_slots(&pfc->cfg, tc);
+        for (int k = 0; k < 2; k++) {
+            pfc_holdq_init(&empty[k][tc], slots[tc]);
+        }
+    }
+    /* In index order, as pfc_txqs_lock(). */
+    rte_spinlock_lock(dst && dst < from ? &dst->lock : &from->lock);
+    if (dst) {
+        rte_spinlock_lock(dst < from ? &from->lock : &dst->lock);
+    }
+    locked = rte_get_tsc_cycles();
+    from->vq_disabled = disabled;
+    if (disabled && from->n_held) {
+        struct pfc_holdq_tally tally;
+
+        memset(&tally, 0, sizeof tally);
+        for (int p = 0; p < PFC_N_PRIOS; p++) {
+            atomic_read_relaxed(&from->held_pkts[p], &tally.pkts[p]);
+            atomic_read_relaxed(&from->held_bytes[p], &tally.bytes[p]);
+        }
+        pfc_requeue_add_held(from, &tally, -1);
+        memcpy(rq.old[0], from->q, sizeof from->q);
+        memcpy(from->q, empty[0], sizeof from->q);
+        memset(empty[0], 0, sizeof empty[0]);
+        rq.n_old = 1;
+        rq.n_held = moved = from->n_held;
+        from->n_held = 0;
+        from->nonempty = 0;
+        if (dst) {
+            pfc_requeue_add_held(dst, &tally, 1);
+            memcpy(rq.old[1], dst->q, sizeof dst->q);
+            memcpy(dst->q, empty[1], sizeof dst->q);
+            memset(empty[1], 0, sizeof empty[1]);
+            rq.n_old = 2;
+            rq.n_held += dst->n_held;
+            dst->requeue = true;
+            dst->n_held = 0;
+            dst->nonempty = 0;
+            dst->blocked_until = 0;
+        }
+    }
+    pfc_note_holding(pfc, from);    /* Emptied: no flush is pending. */
+    pfc_buf_txq_give_cache(from);
+    locked = rte_get_tsc_cycles() - locked;
+    if (dst) {
+        rte_spinlock_unlock(&dst->lock);
+    }
+    rte_spinlock_unlock(&from->lock);
+
+    if (rq.n_old && dst) {
+        pfc_requeue_sort(&rq, pfc->cfg.prio_to_tc, slots, margin);
+        pfc_requeue_join(pfc, dst, &rq, margin, &copied, &locked);
+    } else if (rq.n_old) {
+        pfc_requeue_free(pfc, from, rq.old[0], moved);
+        *freed = moved;
+        moved = 0;
+    }
+    for (size_t k = 0; k < 2; k++) {
+        for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+            pfc_holdq_destroy(&rq.old[k][tc]);
+            pfc_holdq_destroy(&empty[k][tc]);
+        }
+    }
+    free(rq.old);
+    if (moved || *freed) {
+        VLOG_INFO("%s: the guest disabled queue pair %d: %"PRIuSIZE" held "
+                  "packets moved to queue pair %d, %"PRIuSIZE" freed (hold "
+                  "drops, tx_dropped); %"PRIu64" queue entries copied under "
+                  "a tx queue lock; tx queue locks held at most %.1f us",
+                  pfc->port->name, (int) (from - pfc->txq), moved,
+                  dst ? (int) (dst - pfc->txq) : -1, *freed, copied,
+                  locked * 1e6 / rte_get_tsc_hz());
+    }
+    return moved;
+}
+
 /* Gives every traffic class queue of 'pfc' the slots that its priority map
  * and the vector in force ask for (pfc_class_slots()), if one has other
  * slots now (pfc_requeue()).  Main thread. */

@@ -189,7 +189,7 @@ bool
 netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
 {
     struct pfc_port *port = pfc->port;
-    uint64_t holding, freed = 0;
+    uint64_t holding, freed = 0, locked;
     bool late, asserted;
 
     if (!pfc->retiring || pfc->retired) {
@@ -203,9 +203,11 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
     }
 
     pfc_txqs_lock(pfc);
+    locked = rte_get_tsc_cycles();
     asserted = port && !pfc_port_is_vhost(port) && port->buf.xoff.asserted;
     pfc->retired = true;
     pfc->next = NULL;
+    locked = rte_get_tsc_cycles() - locked;
     pfc_txqs_unlock(pfc);
     /* Retired: from now on a transmit thread that locks one of its tx
      * queues lets go at once (pfc_lock_live()), so what they hold is this
@@ -221,8 +223,10 @@ netdev_dpdk_pfc_retire_run(struct netdev_dpdk_pfc *pfc)
     }
     if (port && (freed || asserted)) {
         VLOG_WARN("%s: PFC removed: %"PRIu64" packets still held after %d ms "
-                  "freed (counted as hold drops and tx_dropped)%s",
+                  "freed (counted as hold drops and tx_dropped), with no tx "
+                  "queue lock held (they were held at most %.1f us)%s",
                   port->name, freed, PFC_RETIRE_MS,
+                  locked * 1e6 / rte_get_tsc_hz(),
                   asserted ? "; no XON sent: the link partner resumes when "
                   "its pause timer runs out" : "");
     } else if (port) {

@@ -129,44 +129,6 @@ netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid)
     pfc_tx_flush(pfc, qid, NULL, vid);
 }
 
-/* Moves the packets held in 'from' ahead of those of the same traffic class
- * in 'to' (pfc_holdq_merge()), with their held counts; their ingress buffer
- * occupancy does not change.  Those that find no slot stay in 'from'.
- * Returns how many moved.  The caller holds both tx queues' locks. */
-static size_t
-pfc_txq_merge(struct pfc_txq *from, struct pfc_txq *to)
-{
-    uint32_t had[PFC_N_PRIOS];
-    size_t moved;
-
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        had[tc] = to->q[tc].n;
-    }
-    moved = pfc_holdq_merge(to->q, from->q);
-    from->nonempty = 0;
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        const struct pfc_holdq *q = &to->q[tc];
-
-        /* The packets that moved are the first of their class now. */
-        for (uint32_t i = 0; i < q->n - had[tc]; i++) {
-            const struct pfc_held *h = pfc_holdq_peek(q, i);
-
-            pfc_txq_count_held(to, h, 1);
-            pfc_txq_count_held(from, h, -1);
-        }
-        if (q->n) {
-            to->nonempty |= 1u << tc;
-        }
-        if (from->q[tc].n) {
-            from->nonempty |= 1u << tc;
-        }
-    }
-    from->n_held -= moved;
-    to->n_held += moved;
-    to->blocked_until = 0;
-    return moved;
-}
-
 /* For netdev-dpdk, after the guest of vhost-user port 'pfc' enabled or
  * disabled the receive virtqueue of its queue pair 'qid' and the port's
  * transmit queues were mapped again: 'to' is the queue pair that now
@@ -175,20 +137,18 @@ pfc_txq_merge(struct pfc_txq *from, struct pfc_txq *to)
  * none.
  *
  * When 'qid' is disabled, the packets held for it move ahead of those held
- * for 'to', in order (pfc_holdq_merge()): the flows that moved from 'qid'
- * to 'to' keep their order.  A lossless class always has room (its class
- * queues have a slot for every cell of the buffer); a lossy packet that
- * finds none, and every packet if there is no 'to', is freed and counted
- * as a hold drop and in tx_dropped, and so is what a transmit thread that
- * read the old mapping holds there afterwards (pfc_service()).  Main
- * thread, with netdev-dpdk's mutex of the port: nothing retires 'pfc'
- * meanwhile.  Takes the two tx queues' locks, allocates nothing, and logs
- * once they are released. */
+ * for 'to', in order (pfc_requeue_vq()): the flows that moved from 'qid'
+ * to 'to' keep their order, and none is dropped.  Without 'to', they are
+ * freed and counted as hold drops and in tx_dropped, and so is what a
+ * transmit thread that read the old mapping holds there afterwards
+ * (pfc_service()).  Main thread, with netdev-dpdk's mutex of the port:
+ * nothing retires 'pfc' meanwhile.  Under the two tx queues' locks, only
+ * queue headers move. */
 void
 netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *pfc, int qid, int to)
 {
     struct pfc_txq *from, *dst;
-    size_t moved = 0, freed = 0;
+    size_t freed;
 
     while (pfc && pfc->retired && pfc->next) {
         pfc = pfc->next;
@@ -198,33 +158,7 @@ netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *pfc, int qid, int to)
     }
     from = &pfc->txq[qid];
     dst = to >= 0 && to != qid && to < pfc->n_txq ? &pfc->txq[to] : NULL;
-    /* In index order, as pfc_txqs_lock(). */
-    rte_spinlock_lock(dst && dst < from ? &dst->lock : &from->lock);
-    if (dst) {
-        rte_spinlock_lock(dst < from ? &from->lock : &dst->lock);
-    }
-    from->vq_disabled = to != qid;
-    if (dst && from->n_held) {
-        moved = pfc_txq_merge(from, dst);
-        pfc_note_holding(pfc, dst);
-    }
-    if (from->vq_disabled && from->n_held) {
-        freed = from->n_held;
-        pfc_txq_free_held(pfc, from);
-    }
-    pfc_note_holding(pfc, from);    /* Emptied: no flush is pending. */
-    pfc_buf_txq_give_cache(from);
-    if (dst) {
-        rte_spinlock_unlock(&dst->lock);
-    }
-    rte_spinlock_unlock(&from->lock);
-
-    if (moved || freed) {
-        VLOG_INFO("%s: the guest disabled queue pair %d: %"PRIuSIZE" held "
-                  "packets moved to queue pair %d, %"PRIuSIZE" freed (hold "
-                  "drops, tx_dropped)", pfc->port->name, qid, moved, to,
-                  freed);
-    }
+    pfc_requeue_vq(pfc, from, dst, to != qid, &freed);
 }
 
 /* For the PMD thread about to dequeue what the guest of vhost-user port

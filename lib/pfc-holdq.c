@@ -215,39 +215,3 @@ pfc_holdq_join(struct pfc_holdq *q, struct pfc_holdq *older,
     }
     return true;
 }
-
-/* Moves the packets that the class queues 'src' hold to the head of the
- * queue of the same class in 'dst', ahead of the packets there, keeping
- * their order: for a transmit path that moves from one queue to another
- * (a guest that disables a queue pair), the packets a flow left in 'src'
- * are older than those it has since queued in 'dst', and leave first.  A
- * packet moves if the ring of its new queue has a slot (past its limit if
- * need be, as pfc_holdq_append()); those that find none, the oldest of
- * their class, stay in 'src' for the caller to free and count.  Moves no
- * charge: the caller keeps the packets' buffer occupancy.  Allocates
- * nothing.  Returns how many packets moved. */
-size_t
-pfc_holdq_merge(struct pfc_holdq dst[PFC_N_PRIOS],
-                struct pfc_holdq src[PFC_N_PRIOS])
-{
-    size_t n_moved = 0;
-
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        struct pfc_holdq *d = &dst[tc], *s = &src[tc];
-        uint32_t fit = MIN(d->cap - d->n, s->n);
-
-        /* Newest first, each in front of the one placed before it. */
-        for (uint32_t i = 0; i < fit; i++) {
-            const struct pfc_held *h = pfc_holdq_peek(s, s->n - 1);
-
-            d->head = d->head ? d->head - 1 : d->cap - 1;
-            d->ring[d->head] = *h;
-            d->n++;
-            d->n_lossy += h->lossy;
-            s->n_lossy -= h->lossy;
-            s->n--;
-        }
-        n_moved += fit;
-    }
-    return n_moved;
-}

@@ -84,7 +84,5 @@ void pfc_holdq_regroup(struct pfc_holdq from[PFC_N_PRIOS],
                        struct pfc_holdq_tally *);
 bool pfc_holdq_join(struct pfc_holdq *q, struct pfc_holdq *older,
                     uint64_t *copied);
-size_t pfc_holdq_merge(struct pfc_holdq dst[PFC_N_PRIOS],
-                       struct pfc_holdq src[PFC_N_PRIOS]);
 
 #endif /* pfc-holdq.h */

@@ -721,90 +721,6 @@ test_holdq_regroup(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("holdq-regroup: ok\n");
 }
 
-/* pfc_holdq_merge(): the packets of a queue pair that a guest disabled go
- * in order ahead of those of the pair that now serves its flows, class by
- * class; what finds no slot, the oldest, stays behind. */
-static void
-test_holdq_merge(struct ovs_cmdl_context *ctx OVS_UNUSED)
-{
-    struct pfc_holdq src[PFC_N_PRIOS], dst[PFC_N_PRIOS];
-    struct pfc_held h;
-
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        pfc_holdq_init(&src[tc], 4);
-        pfc_holdq_init(&dst[tc], 4);
-    }
-    memset(&h, 0, sizeof h);
-    /* Class 3: #1, #2 (lossy) in src; #10, #11 in dst, whose ring wraps.
-     * Class 5: #3 in src only.  Class 0: #20 in dst only. */
-    h.prio = 3;
-    for (uintptr_t id = 90; id < 93; id++) {
-        h.pkt = (void *) id;
-        ovs_assert(pfc_holdq_push(&dst[3], &h));
-    }
-    pfc_holdq_pop(&dst[3], 3);
-    for (uintptr_t id = 10; id < 12; id++) {
-        h.pkt = (void *) id;
-        ovs_assert(pfc_holdq_push(&dst[3], &h));
-    }
-    h.pkt = (void *) 1;
-    ovs_assert(pfc_holdq_push(&src[3], &h));
-    h.pkt = (void *) 2;
-    h.lossy = true;
-    ovs_assert(pfc_holdq_push(&src[3], &h));
-    h.lossy = false;
-    h.prio = 5;
-    h.pkt = (void *) 3;
-    ovs_assert(pfc_holdq_push(&src[5], &h));
-    h.prio = 0;
-    h.pkt = (void *) 20;
-    ovs_assert(pfc_holdq_push(&dst[0], &h));
-
-    ovs_assert(pfc_holdq_merge(dst, src) == 3);
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        ovs_assert(src[tc].n == 0 && src[tc].n_lossy == 0);
-    }
-    ovs_assert(dst[3].n == 4 && dst[3].n_lossy == 1);
-    static const uintptr_t order3[] = { 1, 2, 10, 11 };
-    for (uint32_t i = 0; i < 4; i++) {
-        ovs_assert((uintptr_t) pfc_holdq_peek(&dst[3], i)->pkt
-                   == order3[i]);
-    }
-    ovs_assert(dst[5].n == 1 && (uintptr_t) pfc_holdq_peek(&dst[5], 0)->pkt
-               == 3);
-    ovs_assert(dst[0].n == 1 && (uintptr_t) pfc_holdq_peek(&dst[0], 0)->pkt
-               == 20);
-    /* Pops still see the merged order, then the queue works as before. */
-    pfc_holdq_pop(&dst[3], 2);
-    ovs_assert(dst[3].n_lossy == 0);
-    ovs_assert((uintptr_t) pfc_holdq_peek(&dst[3], 0)->pkt == 10);
-
-    /* No room: class 5 holds 1 of 4, src brings #30..#33, the oldest stays
-     * behind. */
-    h.prio = 5;
-    for (uintptr_t id = 30; id < 34; id++) {
-        h.pkt = (void *) id;
-        ovs_assert(pfc_holdq_push(&src[5], &h));
-    }
-    ovs_assert(pfc_holdq_merge(dst, src) == 3);
-    ovs_assert(src[5].n == 1 && (uintptr_t) pfc_holdq_peek(&src[5], 0)->pkt
-               == 30);
-    pfc_holdq_pop(&src[5], 1);
-    static const uintptr_t order5[] = { 31, 32, 33, 3 };
-    for (uint32_t i = 0; i < 4; i++) {
-        ovs_assert((uintptr_t) pfc_holdq_peek(&dst[5], i)->pkt
-                   == order5[i]);
-    }
-    ovs_assert(src[5].n == 0);
-
-    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        pfc_holdq_pop(&dst[tc], dst[tc].n);
-        pfc_holdq_destroy(&src[tc]);
-        pfc_holdq_destroy(&dst[tc]);
-    }
-    printf("holdq-merge: ok\n");
-}
-
 static void
 test_config(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
@@ -1467,7 +1383,6 @@ static const struct ovs_cmdl_command commands[] = {
     { "rxq-drain", NULL, 0, 0, test_rxq_drain, OVS_RO },
     { "holdq", NULL, 0, 0, test_holdq, OVS_RO },
     { "holdq-regroup", NULL, 0, 0, test_holdq_regroup, OVS_RO },
-    { "holdq-merge", NULL, 0, 0, test_holdq_merge, OVS_RO },
     { "config", NULL, 0, 0, test_config, OVS_RO },
     { "counters", NULL, 0, 0, test_counters, OVS_RO },
     { "paused-prios", NULL, 0, 0, test_paused_prios, OVS_RO },

@@ -37,14 +37,18 @@ requeue_log() {
 #   - a Queue row maps priority 3 to class 1: the log says every held
 #     packet was requeued, 0 queue entries were copied under a tx queue
 #     lock (nothing was held meanwhile), and how long a lock was held;
-#   - a new queue-size makes a new QoS object, which takes the packets over
-#     the same way;
-#   - after XON, every held packet leaves dpdk-b, and none was dropped.
-# The times are printed, and only bounded loosely (10 ms): on a shared
-# virtual machine a lock holder can be descheduled.  Before requeueing, a
-# change moved every held packet under the locks of every tx queue.
+#   - a new pause-quanta makes a new QoS object, which takes the packets
+#     over the same way;
+#   - after XON, every held packet leaves dpdk-b, and none was dropped;
+#   - 60,000 more are held, and the QoS is removed while B still pauses
+#     priority 3: 1 s later the retirement frees them all, with no tx queue
+#     lock held.
+# The times that a lock was held are printed, and only bounded loosely
+# (10 ms): on a shared virtual machine a lock holder can be descheduled.
+# Before requeueing, a change moved every held packet under the locks of
+# every tx queue.
 test_requeue_60k() {
-    local conf held tx0 tx1 out copied us
+    local conf held tx0 tx1 out copied us i
     command -v trafgen >/dev/null 2>&1 || {
         pfc_err "trafgen not found: install the Debian package netsniff-ng"
         return 1
@@ -67,12 +71,9 @@ EOF2
     pause_p3 --xon-on-exit
     pfc_stats_refresh
     tx0=$(pfc_stat dpdk-b tx_packets)
-    ip netns exec "$PFC_NS_A" trafgen --dev "$PFC_IF_A1" --conf "$conf" \
-        --num 60000 --gap 40us --cpus 1 --no-cpu-stats >/dev/null 2>&1 \
-        || { pfc_log "FAIL: trafgen"; FAILS=$((FAILS + 1)); }
-    sleep 1
+    requeue_send "$conf"
     held=$(held_p3)
-    check "p3 packets held at dpdk-b" "${held:-0}" -ge 55000
+    check "p3 packets held at dpdk-b" "${held:-0}" -ge 50000
 
     pfc_vsctl -- --id=@q1 create Queue other_config:priorities=1,3 \
         -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:1=@q1 \
@@ -86,7 +87,7 @@ EOF2
         "${us%.*}" -lt 10000
 
     pfc_vsctl set QoS "$(pfc_vsctl get Port dpdk-b qos)" \
-        other_config:queue-size=2000 || FAILS=$((FAILS + 1))
+        other_config:pause-quanta=60000 || FAILS=$((FAILS + 1))
     REQUEUE_NTH=2
     out=$(requeue_log "$held" "a new QoS object") || FAILS=$((FAILS + 1))
     read -r copied us <<<"$out"
@@ -102,5 +103,34 @@ EOF2
     check "packets dpdk-b sent after XON" "$((tx1 - tx0))" -ge "$held"
     check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
         -eq 0
+
+    # The retirement of 60,000 held packets.
+    pause_p3
+    requeue_send "$conf"
+    held=$(held_p3)
+    check "p3 packets held at dpdk-b, again" "${held:-0}" -ge 50000
+    pfc_vsctl clear Port dpdk-b qos || FAILS=$((FAILS + 1))
+    out=""
+    for i in $(seq 50); do
+        out=$(sed -n "s/.*dpdk-b: PFC removed: \($held\) packets still held after 1000 ms freed .* at most \([0-9.]*\) us).*/\1 \2/p" \
+                  "$PFC_TMP/ovs-vswitchd.log")
+        [ -n "$out" ] && break
+        sleep 0.1
+    done
+    pfc_log "retirement: ${out:-no log}"
+    read -r copied us <<<"${out:-x x}"
+    check "held packets freed by the retirement" "$copied" -eq "$held"
+    check "us a lock was held, retirement (at most 10 ms)" "${us%.*}" \
+        -lt 10000
+    pfc_stop_pid "$PAUSE_PID"
     [ "$FAILS" -eq 0 ]
+}
+
+# requeue_send CONF: trafgen in A sends the 60,000 frames of CONF, 40 us
+# apart, then waits 1 s for dpdk-b to hold them.
+requeue_send() {
+    ip netns exec "$PFC_NS_A" trafgen --dev "$PFC_IF_A1" --conf "$1" \
+        --num 60000 --gap 40us --cpus 1 --no-cpu-stats >/dev/null 2>&1 \
+        || { pfc_log "FAIL: trafgen"; FAILS=$((FAILS + 1)); }
+    sleep 1
 }
