@@ -149,12 +149,12 @@ pfc_requeue_sort(struct pfc_requeue_txq *rq,
     }
 }
 
-/* Adds the packets of 'tally' to the held counts of tx queue 't' and of
- * its object, with 'sign' +1, or takes them off with -1; not the lossy
- * counts. */
+/* Adds the packets of 'tally' to the held counts of tx queue 't', and if
+ * 'owner' to those of its object, with 'sign' +1, or takes them off with
+ * -1; not the lossy counts. */
 static void
 pfc_requeue_add_held(struct pfc_txq *t, const struct pfc_holdq_tally *tally,
-                     int sign)
+                     int sign, bool owner)
 {
     for (int p = 0; p < PFC_N_PRIOS; p++) {
         uint32_t orig;
@@ -164,7 +164,9 @@ pfc_requeue_add_held(struct pfc_txq *t, const struct pfc_holdq_tally *tally,
         }
         pfc_count(&t->held_pkts[p], sign * tally->pkts[p]);
         pfc_count(&t->held_bytes[p], sign * tally->bytes[p]);
-        if (sign > 0) {
+        if (!owner) {
+            continue;
+        } else if (sign > 0) {
             atomic_add_relaxed(&t->owner->held_prio[p], tally->pkts[p], &orig);
         } else {
             atomic_sub_relaxed(&t->owner->held_prio[p], tally->pkts[p], &orig);
@@ -279,8 +281,10 @@ pfc_requeue_finish(struct netdev_dpdk_pfc *pfc, struct pfc_requeue_txq *rq,
  * class queue the slots that it asks for (pfc_class_slots()), moving each
  * held packet to the queue of the class that its priority maps to now, in
  * order per priority, ahead of what is held after the change (see the
- * opening comment).  Drops nothing.  Main thread: it alone changes the
- * configuration and the class queues of a QoS object. */
+ * opening comment).  Drops nothing.  The caller holds netdev-dpdk's mutex
+ * of the port (the main thread, or the thread that rebinds a port whose
+ * link came up), which serializes every change of the configuration and
+ * the class queues of a QoS object. */
 void
 pfc_requeue(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg)
 {
@@ -343,8 +347,8 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
                 atomic_read_relaxed(&from->held_pkts[p], &tally.pkts[p]);
                 atomic_read_relaxed(&from->held_bytes[p], &tally.bytes[p]);
             }
-            pfc_requeue_add_held(from, &tally, -1);
-            pfc_requeue_add_held(&new->txq[i % nn], &tally, 1);
+            pfc_requeue_add_held(from, &tally, -1, true);
+            pfc_requeue_add_held(&new->txq[i % nn], &tally, 1, true);
             to->n_held += from->n_held;
             new->txq[i % nn].requeue = true;
         }
@@ -360,10 +364,10 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
 }
 
 /* Frees the 'n' packets held in the class queues 'q', which were set aside
- * from tx queue 'from' of 'pfc' with their held counts already taken off:
- * off the pool, their ingress groups and the lossy counts, counted as hold
- * drops of 'from' (taking its lock once) and in tx_dropped.  No lock held.
- * Empties 'q'. */
+ * from tx queue 'from' of 'pfc' with the tx queue's held counts already
+ * taken off: off the pool, their ingress groups and the object's held
+ * counts, counted as hold drops of 'from' (taking its lock once) and in
+ * tx_dropped.  No lock held.  Empties 'q'. */
 static void
 pfc_requeue_free(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
                  struct pfc_holdq q[PFC_N_PRIOS], size_t n)
@@ -376,6 +380,7 @@ pfc_requeue_free(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
             uint32_t orig32;
 
             pfc_buf_txq_release(NULL, h);
+            atomic_sub_relaxed(&pfc->held_prio[h->prio], 1, &orig32);
             if (h->lossy) {
                 atomic_sub_relaxed(&pfc->lossy_prio[h->prio], 1, &orig32);
             }
@@ -401,7 +406,8 @@ pfc_requeue_free(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
  * headers move, and 'dst' holds every packet and sends none until they
  * are joined.  Without 'dst', they are freed once the locks are released,
  * counted as hold drops and in tx_dropped.  Returns how many moved, and
- * stores how many were freed in '*freed'.  Main thread. */
+ * stores how many were freed in '*freed'.  With netdev-dpdk's mutex of the
+ * port (pfc_requeue()). */
 size_t
 pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
                struct pfc_txq *dst, bool disabled, size_t *freed)
@@ -416,9 +422,10 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
     *freed = 0;
     memset(&rq, 0, sizeof rq);
     rq.old = xcalloc(2, sizeof *rq.old);
+    memset(empty, 0, sizeof empty);
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
         slots[tc] = pfc_class_slots(&pfc->cfg, tc);
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; disabled && k < 2; k++) {
             pfc_holdq_init(&empty[k][tc], slots[tc]);
         }
     }
@@ -437,7 +444,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
             atomic_read_relaxed(&from->held_pkts[p], &tally.pkts[p]);
             atomic_read_relaxed(&from->held_bytes[p], &tally.bytes[p]);
         }
-        pfc_requeue_add_held(from, &tally, -1);
+        pfc_requeue_add_held(from, &tally, -1, dst != NULL);
         memcpy(rq.old[0], from->q, sizeof from->q);
         memcpy(from->q, empty[0], sizeof from->q);
         memset(empty[0], 0, sizeof empty[0]);
@@ -446,7 +453,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
         from->n_held = 0;
         from->nonempty = 0;
         if (dst) {
-            pfc_requeue_add_held(dst, &tally, 1);
+            pfc_requeue_add_held(dst, &tally, 1, true);
             memcpy(rq.old[1], dst->q, sizeof dst->q);
             memcpy(dst->q, empty[1], sizeof dst->q);
             memset(empty[1], 0, sizeof empty[1]);
@@ -456,6 +463,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
             dst->n_held = 0;
             dst->nonempty = 0;
             dst->blocked_until = 0;
+            pfc_note_holding(pfc, dst);
         }
     }
     pfc_note_holding(pfc, from);    /* Emptied: no flush is pending. */
@@ -495,7 +503,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
 
 /* Gives every traffic class queue of 'pfc' the slots that its priority map
  * and the vector in force ask for (pfc_class_slots()), if one has other
- * slots now (pfc_requeue()).  Main thread. */
+ * slots now (pfc_requeue(), whose caller's lock it needs). */
 void
 pfc_class_queues_fit(struct netdev_dpdk_pfc *pfc)
 {

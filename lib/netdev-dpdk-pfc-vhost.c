@@ -129,9 +129,53 @@ netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid)
     pfc_tx_flush(pfc, qid, NULL, vid);
 }
 
+/* Returns the QoS object that now holds the packets of 'pfc' (itself, or
+ * the one that replaced it), or NULL if PFC no longer applies. */
+static struct netdev_dpdk_pfc *
+pfc_vhost_live(struct netdev_dpdk_pfc *pfc)
+{
+    while (pfc && pfc->retired && pfc->next) {
+        pfc = pfc->next;
+    }
+    return pfc && pfc->port && !pfc->retired ? pfc : NULL;
+}
+
+/* Sets or clears 'requeue' on every tx queue of 'pfc' (pfc_blocked()), each
+ * under its lock. */
+static void
+pfc_vhost_txqs_requeue(struct netdev_dpdk_pfc *pfc, bool requeue)
+{
+    for (int i = 0; i < pfc->n_txq; i++) {
+        struct pfc_txq *t = &pfc->txq[i];
+
+        rte_spinlock_lock(&t->lock);
+        t->requeue = requeue;
+        t->blocked_until = 0;
+        rte_spinlock_unlock(&t->lock);
+    }
+}
+
+/* For netdev-dpdk, before it maps the transmit queues of vhost-user port
+ * 'pfc' (NULL: without QoS pfc, nothing to do) again because the guest
+ * enabled or disabled a queue pair: every tx queue of the port holds every
+ * packet and sends none held until netdev_dpdk_pfc_vhost_txq_state() has
+ * moved what the disabled pair held.  Otherwise a packet that a PMD thread
+ * sends by the new mapping could leave ahead of an older one of its flow,
+ * still held for the disabled pair.  PFC frames are not held: a guest's
+ * port sends none.  With netdev-dpdk's mutex of the port. */
+void
+netdev_dpdk_pfc_vhost_txq_hold(struct netdev_dpdk_pfc *pfc)
+{
+    pfc = pfc_vhost_live(pfc);
+    if (pfc) {
+        pfc_vhost_txqs_requeue(pfc, true);
+    }
+}
+
 /* For netdev-dpdk, after the guest of vhost-user port 'pfc' enabled or
  * disabled the receive virtqueue of its queue pair 'qid' and the port's
- * transmit queues were mapped again: 'to' is the queue pair that now
+ * transmit queues were mapped again (after
+ * netdev_dpdk_pfc_vhost_txq_hold()): 'to' is the queue pair that now
  * serves transmit queue 'qid', that is 'qid' itself if the guest enabled
  * it, another if the guest disabled it, or -1 if the guest receives on
  * none.
@@ -141,24 +185,25 @@ netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *pfc, int qid, int vid)
  * to 'to' keep their order, and none is dropped.  Without 'to', they are
  * freed and counted as hold drops and in tx_dropped, and so is what a
  * transmit thread that read the old mapping holds there afterwards
- * (pfc_service()).  Main thread, with netdev-dpdk's mutex of the port:
- * nothing retires 'pfc' meanwhile.  Under the two tx queues' locks, only
- * queue headers move. */
+ * (pfc_service()).  Then every tx queue sends again.  With netdev-dpdk's
+ * mutex of the port: nothing retires 'pfc', nor changes its class queues,
+ * meanwhile.  Under the two tx queues' locks, only queue headers move. */
 void
 netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *pfc, int qid, int to)
 {
-    struct pfc_txq *from, *dst;
     size_t freed;
 
-    while (pfc && pfc->retired && pfc->next) {
-        pfc = pfc->next;
-    }
-    if (!pfc || !pfc->port || pfc->retired || qid < 0 || qid >= pfc->n_txq) {
+    pfc = pfc_vhost_live(pfc);
+    if (!pfc) {
         return;
     }
-    from = &pfc->txq[qid];
-    dst = to >= 0 && to != qid && to < pfc->n_txq ? &pfc->txq[to] : NULL;
-    pfc_requeue_vq(pfc, from, dst, to != qid, &freed);
+    if (qid >= 0 && qid < pfc->n_txq) {
+        struct pfc_txq *dst = (to >= 0 && to != qid && to < pfc->n_txq
+                               ? &pfc->txq[to] : NULL);
+
+        pfc_requeue_vq(pfc, &pfc->txq[qid], dst, to != qid, &freed);
+    }
+    pfc_vhost_txqs_requeue(pfc, false);
 }
 
 /* For the PMD thread about to dequeue what the guest of vhost-user port

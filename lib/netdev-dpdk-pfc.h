@@ -158,6 +158,7 @@ int netdev_dpdk_pfc_send_vhost(struct netdev_dpdk_pfc *, int qid, int vid,
                                uint64_t *failure_drops);
 void netdev_dpdk_pfc_tx_flush_vhost(struct netdev_dpdk_pfc *, int qid,
                                     int vid);
+void netdev_dpdk_pfc_vhost_txq_hold(struct netdev_dpdk_pfc *);
 void netdev_dpdk_pfc_vhost_txq_state(struct netdev_dpdk_pfc *, int qid,
                                      int to);
 bool netdev_dpdk_pfc_vhost_rx_stopped(struct netdev_dpdk_pfc *);
