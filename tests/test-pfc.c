@@ -1142,6 +1142,30 @@ holdq_expect(const struct pfc_holdq *q, uintptr_t first, uint32_t n)
     }
 }
 
+/* Sets up 'older', a ring of 'older_cap' slots that holds ids 1 to
+ * 'older_n', and 'q', a ring of 'q_cap' that holds the next 'q_n' ids, each
+ * wrapped around its ring by 'skew' pushes and pops. */
+static void
+holdq_join_setup(struct pfc_holdq *q, uint32_t q_cap, uint32_t q_n,
+                 struct pfc_holdq *older, uint32_t older_cap, uint32_t older_n,
+                 uint32_t skew)
+{
+    pfc_holdq_init(q, q_cap);
+    pfc_holdq_init(older, older_cap);
+    holdq_fill(older, skew % older_cap, 1, older_n);
+    holdq_fill(q, skew % q_cap, older_n + 1, q_n);
+}
+
+/* Empties and frees 'q' and 'older'. */
+static void
+holdq_join_free(struct pfc_holdq *q, struct pfc_holdq *older)
+{
+    pfc_holdq_pop(q, q->n);
+    pfc_holdq_pop(older, older->n);
+    pfc_holdq_destroy(q);
+    pfc_holdq_destroy(older);
+}
+
 /* pfc_holdq_join(): the older packets go ahead of the newer, whichever
  * ring keeps them, wrapped around or not; it copies the fewer; the joined
  * queue keeps the newer queue's limit; without room anywhere, nothing
@@ -1149,71 +1173,71 @@ holdq_expect(const struct pfc_holdq *q, uintptr_t first, uint32_t n)
 static void
 test_holdq_join(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
-    for (uint32_t skew = 0; skew < 12; skew += 5) {
-        struct pfc_holdq q, older;
-        uint64_t copied = 0;
+    struct pfc_holdq q, older;
+    uint64_t copied;
 
+    for (uint32_t skew = 0; skew < 12; skew += 5) {
         /* Few older: they go to the head of 'q' (cap 10, limit 4). */
-        pfc_holdq_init(&q, 10);
+        copied = 0;
+        holdq_join_setup(&q, 10, 5, &older, 8, 2, skew);
         q.limit = 4;
-        pfc_holdq_init(&older, 8);
-        holdq_fill(&older, skew, 1, 2);
-        holdq_fill(&q, skew, 3, 5);
         ovs_assert(pfc_holdq_join(&q, &older, &copied));
         ovs_assert(copied == 2 && q.limit == 4 && q.cap == 10);
         holdq_expect(&q, 1, 7);
         ovs_assert(q.n_lossy == 3 && !older.n && !older.n_lossy);
-        pfc_holdq_pop(&q, q.n);
-        pfc_holdq_destroy(&q);
-        pfc_holdq_destroy(&older);
+        holdq_join_free(&q, &older);
 
         /* Many older: the newer go to the tail of their ring. */
         copied = 0;
-        pfc_holdq_init(&q, 4);
-        pfc_holdq_init(&older, 12);
-        holdq_fill(&older, skew, 1, 7);
-        holdq_fill(&q, skew % 4, 8, 3);
+        holdq_join_setup(&q, 4, 3, &older, 12, 7, skew);
         ovs_assert(pfc_holdq_join(&q, &older, &copied));
         ovs_assert(copied == 3 && q.limit == 4 && q.cap == 12);
         holdq_expect(&q, 1, 10);
         ovs_assert(older.cap == 4 && !older.n);
-        pfc_holdq_pop(&q, q.n);
-        pfc_holdq_destroy(&q);
-        pfc_holdq_destroy(&older);
+        holdq_join_free(&q, &older);
 
         /* No room in either ring: nothing changes. */
         copied = 0;
-        pfc_holdq_init(&q, 4);
-        pfc_holdq_init(&older, 4);
-        holdq_fill(&older, skew, 1, 3);
-        holdq_fill(&q, skew % 4, 4, 2);
+        holdq_join_setup(&q, 4, 2, &older, 4, 3, skew);
         ovs_assert(!pfc_holdq_join(&q, &older, &copied));
         ovs_assert(!copied);
         holdq_expect(&older, 1, 3);
         holdq_expect(&q, 4, 2);
-        pfc_holdq_pop(&q, q.n);
-        pfc_holdq_pop(&older, older.n);
-        pfc_holdq_destroy(&q);
-        pfc_holdq_destroy(&older);
+        holdq_join_free(&q, &older);
     }
     /* 60,000 held before a change, 5 held meanwhile: 5 entries copied,
      * whichever ring has room. */
     for (int big_q = 0; big_q < 2; big_q++) {
-        struct pfc_holdq q, older;
-        uint64_t copied = 0;
-
-        pfc_holdq_init(&q, big_q ? 65536 : 64);
-        pfc_holdq_init(&older, 60064);
-        holdq_fill(&older, 0, 1, 60000);
-        holdq_fill(&q, 0, 60001, 5);
+        copied = 0;
+        holdq_join_setup(&q, big_q ? 65536 : 64, 5, &older, 60064, 60000, 0);
         ovs_assert(pfc_holdq_join(&q, &older, &copied));
         ovs_assert(copied == 5);
         holdq_expect(&q, 1, 60005);
-        pfc_holdq_pop(&q, q.n);
-        pfc_holdq_destroy(&q);
-        pfc_holdq_destroy(&older);
+        holdq_join_free(&q, &older);
     }
     printf("holdq-join: ok\n");
+}
+
+/* 'n' packets of random priorities arrive at the class queues 'q' under
+ * the map 'map', numbered per priority from next_in[]; those that find no
+ * room are not sent.  Returns how many joined a queue. */
+static uint64_t
+requeue_arrive(struct pfc_holdq q[PFC_N_PRIOS], const uint8_t map[],
+               uint32_t n, uint64_t next_in[PFC_N_PRIOS])
+{
+    uint64_t joined = 0;
+
+    for (uint32_t k = 0; k < n; k++) {
+        int prio = random_range(PFC_N_PRIOS);
+        struct pfc_held h = { .pkt = (void *) (uintptr_t) next_in[prio],
+                              .prio = prio, .len = 64 };
+
+        if (pfc_holdq_append(&q[map[prio]], &h)) {
+            next_in[prio]++;
+            joined++;
+        }
+    }
+    return joined;
 }
 
 /* A simulation of requeueing (lib/netdev-dpdk-pfc-requeue.c) with the
@@ -1240,16 +1264,7 @@ test_holdq_requeue(struct ovs_cmdl_context *ctx OVS_UNUSED)
         struct pfc_holdq_tally tally;
 
         /* Arrivals, then a drain of some classes. */
-        for (int k = random_range(40); k > 0; k--) {
-            int prio = random_range(PFC_N_PRIOS);
-            struct pfc_held h = { .pkt = (void *) (uintptr_t) next_in[prio],
-                                  .prio = prio, .len = 64 };
-
-            if (pfc_holdq_append(&q[map[prio]], &h)) {
-                next_in[prio]++;
-                n_in++;
-            }
-        }
+        n_in += requeue_arrive(q, map, random_range(40), next_in);
         for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
             uint32_t k = random_range(q[tc].n + 1);
 
@@ -1272,16 +1287,7 @@ test_holdq_requeue(struct ovs_cmdl_context *ctx OVS_UNUSED)
             pfc_holdq_init(&q[tc], 24);
         }
         /* Meanwhile, arrivals under the new map. */
-        for (int k = random_range(20); k > 0; k--) {
-            int prio = random_range(PFC_N_PRIOS);
-            struct pfc_held h = { .pkt = (void *) (uintptr_t) next_in[prio],
-                                  .prio = prio, .len = 64 };
-
-            if (pfc_holdq_append(&q[map[prio]], &h)) {
-                next_in[prio]++;
-                n_in++;
-            }
-        }
+        n_in += requeue_arrive(q, map, random_range(20), next_in);
         /* Step 2: sort, with a small margin. */
         pfc_holdq_count_by_class(old, map, need);
         memset(sorted, 0, sizeof sorted);
