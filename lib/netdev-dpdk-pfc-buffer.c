@@ -218,15 +218,15 @@ pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
 }
 
 /* Decides whether tx queue 't' of 'pfc' holds 'h' in its traffic class
- * queue 'q', when the pool has 'free' cells free (read once per batch), and
- * charges it if so: to its ingress priority group and the pool, or to the
- * pool alone as lossy (h->lossy).  Returns the verdict; the caller appends
- * 'h' to 'q' for PFC_BUF_SHARED and PFC_BUF_HEADROOM, and counts the drop
- * otherwise.  The caller holds t->lock. */
+ * queue 'q', in the batch 'b' (the pool's free cells read once per batch),
+ * and charges it if so: to its ingress priority group and the pool, or to
+ * the pool alone as lossy (h->lossy).  Returns the verdict; the caller
+ * appends 'h' to 'q' for PFC_BUF_SHARED and PFC_BUF_HEADROOM, and counts
+ * the drop otherwise.  The caller holds t->lock. */
 enum pfc_buf_verdict
 pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                  const struct pfc_holdq *q, struct pfc_held *h, uint64_t free,
-                  bool copy)
+                  const struct pfc_holdq *q, struct pfc_held *h,
+                  struct pfc_buf_batch *b, bool copy)
 {
     const struct pfc_bound *bd = pfc_bound(pfc);
     struct pfc_port *in = (h->in_port < PFC_N_PORTS
@@ -248,21 +248,30 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
      * one paused port take no more of the pool than one. */
     int tc = pfc->cfg.prio_to_tc[h->prio];
 
-    pfc_buf_class_occupancy(pfc, tc, &eg);
+    if (b->free == UINT64_MAX) {
+        b->free = pfc_pool_free();
+    }
     h->lossy = !in || !pfc_port_pg_params(in, h->prio, &p);
     if (h->lossy) {
-        v = pfc_buf_admit(NULL, NULL, &bd->eparams, &eg, free, h->len,
+        if ((b->lossy_full >> tc) & 1) {
+            return PFC_BUF_DROP_EGRESS;
+        }
+        pfc_buf_class_occupancy(pfc, tc, &eg);
+        v = pfc_buf_admit(NULL, NULL, &bd->eparams, &eg, b->free, h->len,
                           copy);
         if (v == PFC_BUF_SHARED) {
             pfc_buf_take_cell(t);
             pfc_wm_note(&pfc->port->buf.wm_held[tc], eg.held + 1);
             pfc_wm_note(&pfc->port->buf.wm_lossy[tc], eg.lossy + 1);
+        } else {
+            b->lossy_full |= 1u << tc;
         }
         return v;
     }
 
+    pfc_buf_class_occupancy(pfc, tc, &eg);
     pfc_port_pg(in, h->prio, &g);
-    v = pfc_buf_admit(&p, &g, &bd->eparams, &eg, free, h->len, copy);
+    v = pfc_buf_admit(&p, &g, &bd->eparams, &eg, b->free, h->len, copy);
     if (v == PFC_BUF_SHARED) {
         pfc_buf_take_cell(t);
         atomic_add_relaxed(&in->buf.pg_cells[h->prio], 1, &orig);

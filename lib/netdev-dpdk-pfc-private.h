@@ -709,11 +709,28 @@ bool pfc_port_pg_params(struct pfc_port *, int prio,
                         struct pfc_buf_pg_params *);
 void pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *, int tc,
                              struct pfc_buf_egress *);
+
+/* What admission (pfc_buf_txq_admit()) reads once per batch of one
+ * pfc_send__() call, and what it learned from the batch so far. */
+struct pfc_buf_batch {
+    uint64_t free;              /* The shared pool's free cells (UINT64_MAX:
+                                 * not read yet). */
+    uint8_t lossy_full;         /* Traffic classes that refused a lossy
+                                 * packet of this batch.  A lossy verdict of
+                                 * pfc_buf_admit() depends on neither the
+                                 * packet's length nor its group, and never
+                                 * turns to "admit" as the class holds
+                                 * more: with the pool's free cells read
+                                 * once, the class's other lossy packets of
+                                 * the batch are refused without reading
+                                 * its occupancy again. */
+};
+
 enum pfc_buf_verdict pfc_buf_txq_admit(const struct netdev_dpdk_pfc *,
                                        struct pfc_txq *,
                                        const struct pfc_holdq *,
-                                       struct pfc_held *, uint64_t free,
-                                       bool copy);
+                                       struct pfc_held *,
+                                       struct pfc_buf_batch *, bool copy);
 void pfc_buf_txq_release(struct pfc_txq *, const struct pfc_held *);
 void pfc_release(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_give_cache(struct pfc_txq *);

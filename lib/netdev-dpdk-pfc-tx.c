@@ -836,12 +836,11 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
 
 /* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
  * 't' for its class, if the buffer admits it (pfc_buf_txq_admit()): charged to
- * its ingress priority group, or as lossy.  '*free' caches the shared
- * pool's free cells for the batch (UINT64_MAX: not read yet).  Returns
+ * its ingress priority group, or as lossy, in the batch 'b'.  Returns
  * false, without taking 'm', if admission drops it. */
 static inline bool
 pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
-         int prio, uint64_t now, uint64_t *free)
+         int prio, uint64_t now, struct pfc_buf_batch *b)
 {
     int tc = pfc->cfg.prio_to_tc[prio];
     struct pfc_holdq *q = &t->q[tc];
@@ -861,10 +860,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
             h.in_port = m->port;
         }
     }
-    if (*free == UINT64_MAX) {
-        *free = pfc_pool_free();
-    }
-    v = pfc_buf_txq_admit(pfc, t, q, &h, *free, pfc_mbuf_is_copy(m));
+    v = pfc_buf_txq_admit(pfc, t, q, &h, b, pfc_mbuf_is_copy(m));
     if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
         return false;           /* The caller drops 'm'. */
     }
@@ -958,9 +954,7 @@ struct pfc_send_tally {
     int refused;                    /* Of those, lossy ones that a guest's
                                      * full virtqueue refused. */
     int n_tx_full;                  /* Held because the tx ring was full. */
-    uint64_t free;                  /* The shared pool's free cells, read
-                                     * once per batch (UINT64_MAX: not read
-                                     * yet). */
+    struct pfc_buf_batch batch;     /* Admission's reads of the batch. */
 };
 
 /* Zeroes the per-priority counters of 's', once per pfc_send__() call. */
@@ -1037,7 +1031,7 @@ pfc_send_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
               struct rte_mbuf *m, int prio, uint64_t now,
               struct pfc_send_tally *s)
 {
-    if (pfc_hold(pfc, t, m, prio, now, &s->free)) {
+    if (pfc_hold(pfc, t, m, prio, now, &s->batch)) {
         s->held++;
         return true;
     }
@@ -1050,40 +1044,56 @@ pfc_send_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * holds, in order, those to hold, and frees those that the watchdog drops
  * and those that their full class queue or the buffer refuses (hold drops),
  * at TSC 'now'.  Compacts the packets to send now at the head of 'pkts' and
- * returns how many they are.  Counts in 's'. */
+ * returns how many they are.  Counts in 's'.
+ *
+ * The verdict is per priority, decided once for the batch, so a packet
+ * costs a load (the priority it carries) and a bit test; only the packets
+ * not sent now are looked at again. */
 static int
 pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                const struct pfc_send_facts *f, struct rte_mbuf **pkts,
                int cnt, uint64_t now, struct pfc_send_tally *s)
 {
-    uint8_t prios[PFC_TX_BURST] = { 0 }, verdicts[PFC_TX_BURST];
-    uint32_t lens[PFC_TX_BURST];
-    struct rte_mbuf *to_free[PFC_TX_BURST];
-    unsigned int n_free = 0;
-    int kept = 0;
+    uint8_t verdicts[PFC_N_PRIOS], prios[PFC_TX_BURST], rprios[PFC_TX_BURST];
+    struct rte_mbuf *rest[PFC_TX_BURST];
+    uint64_t bytes = 0;
+    int kept = 0, n_rest = 0, n_free = 0;
+    uint8_t tx;
 
-    for (int i = 0; i < cnt; i++) {
-        prios[i] = pfc_mbuf_priority(pkts[i]);
-    }
     if (OVS_UNLIKELY(f->tokens != INT64_MAX)) {
         /* Only the shaper's rule reads the lengths. */
         for (int i = 0; i < cnt; i++) {
-            lens[i] = rte_pktmbuf_pkt_len(pkts[i]);
+            bytes += rte_pktmbuf_pkt_len(pkts[i]);
         }
     }
-    pfc_send_decide(f, prios, f->tokens != INT64_MAX ? lens : NULL, cnt,
-                    verdicts);
+    tx = pfc_send_decide(f, bytes, verdicts);
     for (int i = 0; i < cnt; i++) {
+        /* Without a branch: the priorities of a batch are mixed, and a
+         * mispredicted branch per held packet would cost more than the
+         * stores. */
         struct rte_mbuf *m = pkts[i];
-        int prio = prios[i];
+        uint8_t prio = pfc_mbuf_priority(m);
+        int send = (tx >> prio) & 1;
 
-        switch ((enum pfc_send_verdict) verdicts[i]) {
-        case PFC_SEND_TX:
-            /* Counted as forwarded during a storm, unless the tx ring
-             * refuses it (pfc_send_tx_full()). */
-            s->wd_fwd[prio] += (f->wd_ignored >> prio) & 1;
-            pkts[kept++] = m;
-            continue;
+        prios[kept] = prio;
+        pkts[kept] = m;
+        kept += send;
+        rprios[n_rest] = prio;
+        rest[n_rest] = m;
+        n_rest += !send;
+    }
+    if (OVS_UNLIKELY(f->wd_ignored)) {
+        /* Counted as forwarded during a storm, unless the tx ring refuses
+         * them (pfc_send_tx_full()). */
+        for (int i = 0; i < kept; i++) {
+            s->wd_fwd[prios[i]] += (f->wd_ignored >> prios[i]) & 1;
+        }
+    }
+    for (int i = 0; i < n_rest; i++) {
+        struct rte_mbuf *m = rest[i];
+        int prio = rprios[i];
+
+        switch ((enum pfc_send_verdict) verdicts[prio]) {
         case PFC_SEND_HOLD:
             if (pfc_send_hold(pfc, t, m, prio, now, s)) {
                 continue;
@@ -1092,18 +1102,19 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         case PFC_SEND_DROP_STORM:
             s->wd_drops[prio]++;
             break;
+        case PFC_SEND_TX:
         case PFC_SEND_DROP_REFUSED:
         case PFC_SEND_DROP_DOWN:
         default:
             OVS_NOT_REACHED();
         }
-        to_free[n_free++] = m;
+        /* Compacted in 'rest', which is read no more: a paused class whose
+         * queue is full drops every packet, freed in one go below. */
+        rest[n_free++] = m;
         s->dropped++;
     }
     if (n_free) {
-        /* A paused class whose queue is full drops every packet: free
-         * them in one go. */
-        rte_pktmbuf_free_bulk(to_free, n_free);
+        rte_pktmbuf_free_bulk(rest, n_free);
     }
     return kept;
 }
@@ -1136,20 +1147,17 @@ pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                    const struct pfc_send_facts *f, struct rte_mbuf **pkts,
                    int cnt, uint64_t now, struct pfc_send_tally *s)
 {
-    uint8_t prios[PFC_TX_BURST], verdicts[PFC_TX_BURST];
+    uint8_t verdicts[PFC_N_PRIOS];
 
-    for (int i = 0; i < cnt; i++) {
-        prios[i] = pfc_mbuf_priority(pkts[i]);
-    }
-    pfc_send_refused(f, prios, cnt, verdicts);
+    pfc_send_refused(f, verdicts);
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
-        int prio = prios[i];
+        int prio = pfc_mbuf_priority(m);
 
         /* Counted as forwarded by pfc_send_apply(), but not sent now: if
          * it is held, pfc_drain() counts it when it leaves. */
         s->wd_fwd[prio] -= (f->wd_ignored >> prio) & 1;
-        switch ((enum pfc_send_verdict) verdicts[i]) {
+        switch ((enum pfc_send_verdict) verdicts[prio]) {
         case PFC_SEND_HOLD:
             if (pfc_send_hold(pfc, t, m, prio, now, s)) {
                 s->n_tx_full++;
@@ -1247,7 +1255,8 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     /* Not the arrays: see pfc_tally_prios(). */
     s.per_prio = false;
     s.held = s.dropped = s.refused = s.n_tx_full = 0;
-    s.free = UINT64_MAX;
+    s.batch.free = UINT64_MAX;
+    s.batch.lossy_full = 0;
 
     blocked = pfc_send_service(pfc, t, mp, vid, &now);
     f.prio_to_tc = NULL;        /* The facts are not read yet. */

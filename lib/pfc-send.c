@@ -18,78 +18,70 @@
 #include "pfc-send.h"
 
 /* Returns the traffic classes of 'f' whose packets are held rather than
- * sent (rules 2 and 3 of lib/pfc-send.h), for the 'n' packets of lengths
- * 'lens' (bytes; read only with a shaper). */
+ * sent (rules 2 and 3 of lib/pfc-send.h), for a batch of 'bytes' bytes
+ * (read only with a shaper). */
 static uint8_t
-pfc_send_hold_tcs(const struct pfc_send_facts *f, const uint32_t lens[],
-                  int n)
+pfc_send_hold_tcs(const struct pfc_send_facts *f, uint64_t bytes)
 {
     if (!f->vhost && f->nonempty & ~f->blocked) {
         return 0xff;
     }
-    if (f->tokens != INT64_MAX) {
-        uint64_t bytes = 0;
-
-        for (int i = 0; i < n; i++) {
-            bytes += lens[i];
-        }
-        if (f->tokens < (int64_t) bytes) {
-            return 0xff;
-        }
+    if (f->tokens != INT64_MAX && f->tokens < (int64_t) bytes) {
+        return 0xff;
     }
     return f->blocked | f->nonempty;
 }
 
-/* Decides, by the rules of lib/pfc-send.h, what becomes of each of the 'n'
- * packets (n >= 0) of a batch on the tx queue whose facts are 'f': packet
- * i has priority prios[i] (0..7) and length lens[i] (bytes, the frame as
- * the NIC sends it; 'lens' may be NULL when 'f' has no shaper).  Stores an
- * enum pfc_send_verdict into verdicts[i]. */
-void
-pfc_send_decide(const struct pfc_send_facts *f, const uint8_t prios[],
-                const uint32_t lens[], int n, uint8_t verdicts[])
+/* Decides, by the rules of lib/pfc-send.h, what becomes of the packets of a
+ * batch on the tx queue whose facts are 'f'.  Every rule depends on a
+ * packet's priority and on facts of the whole batch only, so the batch is
+ * decided once, per priority: verdicts[p] receives the enum
+ * pfc_send_verdict of every packet of priority p (0..7).  'bytes' is the
+ * length of the whole batch in bytes, the frames as the NIC sends them
+ * (read only when 'f' has a shaper, so 0 will do without one).  Returns the
+ * priorities whose verdict is PFC_SEND_TX (bit p for priority p). */
+uint8_t
+pfc_send_decide(const struct pfc_send_facts *f, uint64_t bytes,
+                uint8_t verdicts[PFC_N_PRIOS])
 {
-    uint8_t hold = pfc_tcs_prios(f->prio_to_tc,
-                                 pfc_send_hold_tcs(f, lens, n));
+    /* Rule 1: on a vhost-user port a stormed priority is offered to the
+     * guest; elsewhere it is dropped with action "drop", and otherwise
+     * ignores pauses (pfc_blocked() no longer counts them) but keeps its
+     * order behind what it holds. */
+    uint8_t offered = f->vhost ? f->wd_ignored : 0;
+    uint8_t dropped = f->vhost ? 0 : f->wd_ignored & f->wd_dropped;
+    uint8_t hold = (pfc_tcs_prios(f->prio_to_tc, pfc_send_hold_tcs(f, bytes))
+                    & ~offered & ~dropped);
 
-    for (int i = 0; i < n; i++) {
-        uint8_t bit = 1u << (prios[i] & (PFC_N_PRIOS - 1));
-
-        if (f->wd_ignored & bit) {
-            if (f->vhost) {
-                verdicts[i] = PFC_SEND_TX;
-                continue;
-            }
-            if (f->wd_dropped & bit) {
-                verdicts[i] = PFC_SEND_DROP_STORM;
-                continue;
-            }
-        }
-        verdicts[i] = hold & bit ? PFC_SEND_HOLD : PFC_SEND_TX;
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        verdicts[p] = ((hold >> p) & 1 ? PFC_SEND_HOLD
+                       : (dropped >> p) & 1 ? PFC_SEND_DROP_STORM
+                       : PFC_SEND_TX);
     }
+    return ~(hold | dropped);
 }
 
-/* Decides what becomes of the 'n' packets, of priorities prios[] (0..7),
- * that pfc_send_decide() sent on the tx queue whose facts are 'f' and that
- * its tx ring refused: on a vhost-user port, dropped by the watchdog if
+/* Decides what becomes of the packets that pfc_send_decide() sent on the tx
+ * queue whose facts are 'f' and that its tx ring refused, per priority:
+ * verdicts[p] receives the enum pfc_send_verdict of every such packet of
+ * priority p (0..7).  On a vhost-user port, dropped by the watchdog if
  * stormed; dropped while the link is down; dropped on a vhost-user port if
- * lossy; held otherwise.  Stores an enum
- * pfc_send_verdict into verdicts[i]. */
+ * lossy; held otherwise. */
 void
-pfc_send_refused(const struct pfc_send_facts *f, const uint8_t prios[],
-                 int n, uint8_t verdicts[])
+pfc_send_refused(const struct pfc_send_facts *f,
+                 uint8_t verdicts[PFC_N_PRIOS])
 {
-    for (int i = 0; i < n; i++) {
-        uint8_t bit = 1u << (prios[i] & (PFC_N_PRIOS - 1));
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        uint8_t bit = 1u << p;
 
         if (f->vhost && f->wd_ignored & bit) {
-            verdicts[i] = PFC_SEND_DROP_STORM;
+            verdicts[p] = PFC_SEND_DROP_STORM;
         } else if (f->down) {
-            verdicts[i] = PFC_SEND_DROP_DOWN;
+            verdicts[p] = PFC_SEND_DROP_DOWN;
         } else if (f->vhost && !(f->lossless & bit)) {
-            verdicts[i] = PFC_SEND_DROP_REFUSED;
+            verdicts[p] = PFC_SEND_DROP_REFUSED;
         } else {
-            verdicts[i] = PFC_SEND_HOLD;
+            verdicts[p] = PFC_SEND_HOLD;
         }
     }
 }

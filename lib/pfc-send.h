@@ -21,8 +21,10 @@
  * packet of a batch that Open vSwitch sends on one of its tx queues.
  *
  * The DPDK glue (lib/netdev-dpdk-pfc-tx.c) reads the facts of the tx queue
- * once per batch (struct pfc_send_facts) and the priority of each packet,
- * asks pfc_send_decide() once, and applies the verdicts.  If the NIC's tx
+ * once per batch (struct pfc_send_facts), asks pfc_send_decide() once, for
+ * a verdict per priority (every rule below depends on a packet's priority
+ * and on facts of the whole batch only), and applies to each packet the
+ * verdict of the priority it carries (lib/pfc-classify.h).  If the NIC's tx
  * ring (or a guest's virtqueue) then refuses some of the packets that were
  * sent, pfc_send_refused() decides those.  Whether a held packet finds room
  * is the shared buffer's decision (pfc_buf_admit(), lib/pfc-buffer.h): a
@@ -116,9 +118,9 @@ pfc_send_all_tx(const struct pfc_send_facts *f)
                          f->tokens != INT64_MAX);
 }
 
-void pfc_send_decide(const struct pfc_send_facts *, const uint8_t prios[],
-                     const uint32_t lens[], int n, uint8_t verdicts[]);
-void pfc_send_refused(const struct pfc_send_facts *, const uint8_t prios[],
-                      int n, uint8_t verdicts[]);
+uint8_t pfc_send_decide(const struct pfc_send_facts *, uint64_t bytes,
+                        uint8_t verdicts[PFC_N_PRIOS]);
+void pfc_send_refused(const struct pfc_send_facts *,
+                      uint8_t verdicts[PFC_N_PRIOS]);
 
 #endif /* pfc-send.h */

@@ -294,19 +294,6 @@ pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t paused)
     return blocked;
 }
 
-/* Returns the priorities that 'prio_to_tc' maps to the traffic classes in
- * 'tcs' (one bit per class): the inverse of pfc_tcs_blocked(). */
-uint8_t
-pfc_tcs_prios(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t tcs)
-{
-    uint8_t prios = 0;
-
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        prios |= ((tcs >> prio_to_tc[n]) & 1u) << n;
-    }
-    return prios;
-}
-
 /* Returns the priorities among 'enabled' that are paused at 'now', by
  * pfc_pause_holds() applied to the pause of each priority n, which ends at
  * until[n] (TSC cycles, 0 if it never began), with the rx poll stamp

@@ -262,7 +262,20 @@ uint64_t pfc_pause_remaining(const struct pfc_pause *, int prio,
                              uint64_t now);
 uint64_t pfc_pause_total(const struct pfc_pause *, int prio, uint64_t now);
 
-uint8_t pfc_tcs_prios(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t tcs);
+/* Returns the priorities that 'prio_to_tc' maps to the traffic classes in
+ * 'tcs' (one bit per class): the inverse of pfc_tcs_blocked().  Inline: the
+ * transmit path calls it once per batch. */
+static inline uint8_t
+pfc_tcs_prios(const uint8_t prio_to_tc[PFC_N_PRIOS], uint8_t tcs)
+{
+    uint8_t prios = 0;
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        prios |= ((tcs >> (prio_to_tc[n] & (PFC_N_PRIOS - 1))) & 1u) << n;
+    }
+    return prios;
+}
+
 uint8_t pfc_tcs_blocked(const uint8_t prio_to_tc[PFC_N_PRIOS],
                         uint8_t paused);
 

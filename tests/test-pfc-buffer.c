@@ -420,6 +420,24 @@ test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
     q.lossy = q.held = 50;
     ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, false)
                == PFC_BUF_DROP_EGRESS);
+    /* A lossy refusal depends on neither the length nor a copy, and stays
+     * a refusal as the class holds more: the transmit path refuses the
+     * class's other lossy packets of a batch on it (struct
+     * pfc_buf_batch). */
+    for (uint32_t len = 64; len <= 9216; len *= 2) {
+        for (uint32_t more = 0; more < 300; more += 50) {
+            q.lossy = q.held = 50 + more;
+            ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, len, false)
+                       == PFC_BUF_DROP_EGRESS);
+            ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, len, true)
+                       == PFC_BUF_DROP_EGRESS);
+            q.lossy = 0;
+            q.held = 200 + more;
+            ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, len, false)
+                       == PFC_BUF_DROP_EGRESS);
+        }
+    }
+    q.lossy = q.held = 50;
     q.lossy = 0;
     q.held = 200;
     ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, false)

@@ -33,7 +33,6 @@
 #include "util.h"
 
 static const uint8_t identity[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-static const uint8_t all_prios[PFC_N_PRIOS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
 /* Facts of an idle tx queue: nothing blocked, held or stormed, no shaper,
  * priority 3 lossless, one traffic class per priority. */
@@ -48,22 +47,22 @@ idle_facts(void)
     return f;
 }
 
-/* Decides the eight priorities, once each, and returns the priorities whose
- * verdict is 'v'. */
+/* Decides a batch of eight frames of 1,000 bytes, and returns the
+ * priorities whose verdict is 'v'.  Checks that the priorities that
+ * pfc_send_decide() returns are those whose verdict is PFC_SEND_TX. */
 static uint8_t
 decided(const struct pfc_send_facts *f, enum pfc_send_verdict v)
 {
-    uint32_t lens[PFC_N_PRIOS];
     uint8_t verdicts[PFC_N_PRIOS];
-    uint8_t prios = 0;
+    uint8_t prios = 0, tx = 0;
+    uint8_t sent;
 
-    for (int i = 0; i < PFC_N_PRIOS; i++) {
-        lens[i] = 1000;
+    sent = pfc_send_decide(f, PFC_N_PRIOS * 1000, verdicts);
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        prios |= (verdicts[p] == v) << p;
+        tx |= (verdicts[p] == PFC_SEND_TX) << p;
     }
-    pfc_send_decide(f, all_prios, lens, PFC_N_PRIOS, verdicts);
-    for (int i = 0; i < PFC_N_PRIOS; i++) {
-        prios |= (verdicts[i] == v) << i;
-    }
+    ovs_assert(sent == tx);
     return prios;
 }
 
@@ -75,9 +74,9 @@ refused(const struct pfc_send_facts *f, enum pfc_send_verdict v)
     uint8_t verdicts[PFC_N_PRIOS];
     uint8_t prios = 0;
 
-    pfc_send_refused(f, all_prios, PFC_N_PRIOS, verdicts);
-    for (int i = 0; i < PFC_N_PRIOS; i++) {
-        prios |= (verdicts[i] == v) << i;
+    pfc_send_refused(f, verdicts);
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        prios |= (verdicts[p] == v) << p;
     }
     return prios;
 }
@@ -325,20 +324,21 @@ sim_drain(struct sim *sim)
 static void
 sim_batch(struct sim *sim, int cnt)
 {
-    uint8_t prios[32], verdicts[32], rprios[32], rverdicts[32];
-    uint32_t seqs[32], rseqs[32], lens[32];
+    uint8_t prios[32], verdicts[PFC_N_PRIOS], rprios[32];
+    uint8_t rverdicts[PFC_N_PRIOS];
+    uint32_t seqs[32], rseqs[32];
     int n_tx = 0, n_ref = 0;
 
     for (int i = 0; i < cnt; i++) {
         prios[i] = random_range(PFC_N_PRIOS);
         seqs[i] = sim->next_seq[prios[i]]++;
-        lens[i] = 1000;
     }
-    pfc_send_decide(&sim->f, prios, lens, cnt, verdicts);
+    pfc_send_decide(&sim->f, cnt * 1000, verdicts);
     for (int i = 0; i < cnt; i++) {
-        ovs_assert(verdicts[i] == PFC_SEND_TX
-                   || verdicts[i] == PFC_SEND_HOLD);
-        if (verdicts[i] == PFC_SEND_HOLD) {
+        uint8_t v = verdicts[prios[i]];
+
+        ovs_assert(v == PFC_SEND_TX || v == PFC_SEND_HOLD);
+        if (v == PFC_SEND_HOLD) {
             sim_push(&sim->q[prios[i]], seqs[i]);
             sim->f.nonempty |= 1u << prios[i];
             sim->held++;
@@ -351,9 +351,9 @@ sim_batch(struct sim *sim, int cnt)
             rseqs[n_ref++] = seqs[i];
         }
     }
-    pfc_send_refused(&sim->f, rprios, n_ref, rverdicts);
+    pfc_send_refused(&sim->f, rverdicts);
     for (int i = 0; i < n_ref; i++) {
-        ovs_assert(rverdicts[i] == PFC_SEND_HOLD);
+        ovs_assert(rverdicts[rprios[i]] == PFC_SEND_HOLD);
         sim_push(&sim->q[rprios[i]], rseqs[i]);
         sim->f.nonempty |= 1u << rprios[i];
         sim->held++;
