@@ -227,12 +227,16 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
         int n = raw_ctz(en);
         bool in_force = asserted & (1u << n);
         struct pfc_buf_pg g;
+        uint64_t cells;
 
-        pfc_port_pg(port, n, &g);
-        if (!in_force && !g.shared && !g.headroom
-            && g.bytes < xp->pg.xoff_bytes) {
-            continue;           /* Nothing held: nothing due. */
+        /* A group's bytes are charged with its cells (pfc_buf_charge()):
+         * without a cell, nothing is held, and nothing is due.  One load
+         * per group in the common case. */
+        atomic_read_relaxed(&port->buf.pg_cells[n], &cells);
+        if (!in_force && !cells) {
+            continue;
         }
+        pfc_port_pg(port, n, &g);
         if (in_force && !*now) {
             *now = rte_get_tsc_cycles();
         }
@@ -728,12 +732,16 @@ netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
         return false;
     }
     atomic_read_relaxed(&pfc->holding, &holding);
-    atomic_read_relaxed(&pfc->port->down, &down);
-    if (OVS_UNLIKELY(down)) {
-        return holding;         /* Only to free them: it sends nothing. */
+    if (holding) {
+        return true;            /* To send them, or to free them if down. */
     }
     atomic_read_relaxed(&pfc->port->wd.stormed, &stormed);
-    return holding || stormed || pfc_control_pending(pfc, &now);
+    if (OVS_LIKELY(!stormed && !pfc_control_pending(pfc, &now))) {
+        return false;
+    }
+    /* A port that is down sends nothing: not even PFC frames. */
+    atomic_read_relaxed(&pfc->port->down, &down);
+    return !down;
 }
 
 /* netdev 'tx_flush' of a port with QoS 'pfc' that is down
