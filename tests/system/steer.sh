@@ -54,3 +54,47 @@ rx-steering to refuse for" bash -c "! grep -q 'rx-steering' <<<'$line'"
     fi
     [ "$FAILS" -eq 0 ]
 }
+
+# mac-control-queue=true where the NIC cannot give MAC Control frames an rx
+# queue of their own: one rx queue (af_packet), then two rx queues on a
+# driver without an RSS redirection table (net_pcap).  PFC applies all the
+# same, with a WARN that says why, and pfc/show says where the frames are
+# read; pauses are still honoured.
+test_mac_control_queue() {
+    local line
+    pfc_setup "$OVS" || return 1
+    pfc_net_add_c || return 1
+    pfc_qos dpdk-b pfc-enable=3 mac-control-queue=true || return 1
+    line=$(pfc_show dpdk-b | grep "mac-control:")
+    pfc_log "one rx queue: $line"
+    run_or_fail "pfc/show: one rx queue, none to spare" \
+        grep -q "read from the data rx queues (mac-control-queue needs options:n_rxq of 2 or more)" <<<"$line"
+    wait_log "dpdk-b: PFC: mac-control-queue=true, but MAC Control frames are read from the data rx queues (mac-control-queue needs" \
+        "WARN for one rx queue"
+    pfc_vsctl del-port br0 dpdk-b -- add-port br0 dpdk-b \
+        -- set Interface dpdk-b type=dpdk \
+        "options:dpdk-devargs=net_pcap_b,rx_iface_in=$PFC_IF_B0,rx_iface=$PFC_IF_C0,tx_iface=$PFC_IF_B0" \
+        options:n_rxq=2 || return 1
+    pfc_iface_ok dpdk-b || return 1
+    pfc_qos dpdk-b pfc-enable=3 mac-control-queue=true || return 1
+    line=$(pfc_show dpdk-b | grep "mac-control:")
+    pfc_log "two rx queues, net_pcap: $line"
+    run_or_fail "pfc/show: no RSS redirection table on net_pcap" \
+        grep -q "read from the data rx queues (the driver has no RSS redirection table to update)" <<<"$line"
+    wait_log "dpdk-b: PFC: mac-control-queue=true, but MAC Control frames are read from the data rx queues (the driver has no RSS" \
+        "WARN for net_pcap"
+    check "QoS other_config:mac-control-queue as read back (qos/show)" \
+        "$(pfc_appctl qos/show dpdk-b | grep -c 'mac-control-queue: true')" \
+        -eq 1
+    # Pauses are honoured: an XOFF for p3 read on rx queue 1 (C's veth).
+    pfc_stats_refresh
+    local t0
+    t0=$(pfc_stat dpdk-b pfc_pause_transitions_p3)
+    "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_C:$PFC_IF_C1" --side B \
+        --prio 3 --time 65535 --count 1 || return 1
+    sleep 0.5
+    pfc_stats_refresh
+    check "dpdk-b pfc_pause_transitions_p3 after B's XOFF" \
+        "$(pfc_stat dpdk-b pfc_pause_transitions_p3)" -gt "$t0"
+    [ "$FAILS" -eq 0 ]
+}
