@@ -97,11 +97,10 @@ dcbx_bad(const uint8_t *b, size_t len, const char *want)
     }
 }
 
-/* The LLDPDU codec: what pfc_lldpdu_build() sends, octet by octet, parses
- * back; the PFC and ETS TLVs decode; malformed LLDPDUs are rejected with a
- * reason; unsupported TLVs, CEE DCBX among them, are counted. */
+/* An LLDPDU built and parsed back, long names cut, the TLVs that are
+ * decoded or counted, and padding after End. */
 static void
-test_dcbx_codec(struct ovs_cmdl_context *ctx OVS_UNUSED)
+dcbx_codec_good(void)
 {
     struct pfc_dcbx_tlv tlv = { .willing = true, .cap = 8, .enable = 0x18 };
     uint8_t f[400], b[600];
@@ -183,8 +182,15 @@ test_dcbx_codec(struct ovs_cmdl_context *ctx OVS_UNUSED)
     /* Padding after End is ignored. */
     memset(b + n, 0xee, 20);
     ovs_assert(!pfc_lldpdu_parse(b, n + 20, &du, &why));
+}
 
-    /* Malformed. */
+/* Malformed LLDPDUs, each rejected with its reason. */
+static void
+dcbx_codec_malformed(void)
+{
+    uint8_t b[600];
+    size_t n;
+
     n = dcbx_lldpdu(b, 120, "127:0080c20b8808 127:0080c20b8810");
     dcbx_bad(b, n, "a second PFC Configuration TLV");
     n = dcbx_lldpdu(b, 120, "127:0080c20b880800");
@@ -231,6 +237,16 @@ test_dcbx_codec(struct ovs_cmdl_context *ctx OVS_UNUSED)
     memset(b + n, 4, 257);
     n += 257;
     dcbx_bad(b, n, "Chassis ID or Port ID TLV not of 2 to 256 octets");
+}
+
+/* The LLDPDU codec: what pfc_lldpdu_build() sends, octet by octet, parses
+ * back; the PFC and ETS TLVs decode; malformed LLDPDUs are rejected with a
+ * reason; unsupported TLVs, CEE DCBX among them, are counted. */
+static void
+test_dcbx_codec(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    dcbx_codec_good();
+    dcbx_codec_malformed();
     printf("dcbx-codec: ok\n");
 }
 

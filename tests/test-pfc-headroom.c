@@ -452,9 +452,9 @@ test_phy(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("phy: ok\n");
 }
 
-/* Every key, and errors that name the key and its range. */
+/* Every key, the terms it gives, and the keys that imply others. */
 static void
-test_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
+parse_keys(void)
 {
     struct pfc_headroom_input in;
     struct pfc_headroom_result r;
@@ -492,6 +492,15 @@ test_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(r.cells == DIV_ROUND_UP(10319, 64));
     PARSE(&in, &r, 0, NULL, "model=cisco", "granularity=byte", NULL);
     ovs_assert(r.cells == 19196 && r.cell_size == 1);
+}
+
+/* Malformed, unknown, repeated, out-of-range and conflicting keys: each
+ * error names the key and its range. */
+static void
+parse_errors(void)
+{
+    struct pfc_headroom_input in;
+    struct pfc_headroom_result r;
 
     /* Malformed arguments and unknown or repeated keys. */
     PARSE(&in, &r, EINVAL, "\"speed\" is not a key=value argument",
@@ -566,6 +575,14 @@ test_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
           "granularity=byte", "cell-size=160", NULL);
     PARSE(&in, &r, EINVAL, "granularity=mbuf needs cell-size",
           "granularity=mbuf", NULL);
+}
+
+/* pfc_headroom_compute() refuses inputs that no key could give. */
+static void
+compute_errors(void)
+{
+    struct pfc_headroom_input in;
+    struct pfc_headroom_result r;
 
     /* pfc_headroom_compute() checks its inputs too. */
     pfc_headroom_input_init(&in, PFC_HEADROOM_ANNEX_A);
@@ -585,6 +602,15 @@ test_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
     pfc_headroom_input_init(&in, PFC_HEADROOM_CISCO);
     in.class_mtu = 63;
     ovs_assert(pfc_headroom_compute(&in, &r) == EINVAL);
+}
+
+/* Every key, and errors that name the key and its range. */
+static void
+test_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    parse_keys();
+    parse_errors();
+    compute_errors();
     printf("parse: ok\n");
 }
 

@@ -450,17 +450,15 @@ test_rxq_drain(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("rxq-drain: ok\n");
 }
 
-/* The tx ring of a PFC port and its worst-case response (seed 000 4.6). */
+/* The tx ring of a PFC port and its worst-case response (seed 000 4.6):
+ * the response bound, the XOFF send delay, the tx queue of PFC frames and
+ * the tx ring size that they give, on drivers of several limits. */
 static void
-test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
+ring_sizes(void)
 {
     struct pfc_ring_limits any = { 0, 65535, 1 };
     struct pfc_ring_limits ixgbe = { 32, 4096, 8 };
     struct pfc_ring_limits odd = { 64, 1000, 32 };
-    struct smap details = SMAP_INITIALIZER(&details);
-    struct pfc_config cfg;
-    struct smap out;
-    char *err;
 
     /* 2048 descriptors of 1522-byte frames are far beyond 14,336 bit
      * times; one such frame is within it. */
@@ -540,6 +538,16 @@ test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(pfc_tx_ring_size(8, 2048, 1522, &ixgbe) == 32);
     ovs_assert(pfc_tx_ring_size(4096, 2048, 1522, &odd) == 992);
     ovs_assert(pfc_tx_ring_size(990, 2048, 1522, &odd) == 992);
+}
+
+/* tx-ring-size as parsed, printed back and refused. */
+static void
+ring_parse(void)
+{
+    struct smap details = SMAP_INITIALIZER(&details);
+    struct pfc_config cfg;
+    struct smap out;
+    char *err;
 
     /* Parsing: default "interface" (no port restart); "auto"; 1..4096;
      * errors name the key. */
@@ -574,6 +582,16 @@ test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
         free(err);
     }
     smap_destroy(&details);
+}
+
+/* mac-control and mac-control-queue as parsed, printed back and refused. */
+static void
+mac_control_parse(void)
+{
+    struct smap details;
+    struct pfc_config cfg;
+    struct smap out;
+    char *err;
 
     /* mac-control: auto (default) or trust, kept by to_smap and equal. */
     struct pfc_config cfg2;
@@ -613,6 +631,15 @@ test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(strstr(err, "true or false"));
     free(err);
     smap_destroy(&details);
+}
+
+/* The tx ring of a PFC port, and the keys that configure it. */
+static void
+test_ring(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    ring_sizes();
+    ring_parse();
+    mac_control_parse();
     printf("ring: ok\n");
 }
 

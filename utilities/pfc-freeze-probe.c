@@ -112,8 +112,20 @@ usage(void)
     exit(2);
 }
 
-int
-main(int argc, char *argv[])
+/* What the probe found. */
+struct probe {
+    double hz;                  /* TSC cycles a second. */
+    double secs;                /* Time probed. */
+    uint64_t n, n5;             /* Freezes of at least 2 us, and 5 us. */
+    uint64_t lost, late, blind; /* TSC cycles: in freezes, late by more than
+                                 * 2 us, in blind gaps. */
+};
+
+/* Reads the options into '*cpu', '*seconds' and '*log_name', or exits with
+ * the usage. */
+static void
+parse_options(int argc, char *argv[], int *cpu, double *seconds,
+              const char **log_name)
 {
     static const struct option opts[] = {
         { "cpu", required_argument, NULL, 'c' },
@@ -121,9 +133,6 @@ main(int argc, char *argv[])
         { "log", required_argument, NULL, 'l' },
         { NULL, 0, NULL, 0 },
     };
-    double seconds = 0;
-    const char *log_name = NULL;
-    int cpu = -1;
     int c;
 
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -131,45 +140,34 @@ main(int argc, char *argv[])
 
         switch (c) {
         case 'c':
-            cpu = strtol(optarg, &end, 10);
-            if (*end || cpu < 0 || cpu >= CPU_SETSIZE) {
+            *cpu = strtol(optarg, &end, 10);
+            if (*end || *cpu < 0 || *cpu >= CPU_SETSIZE) {
                 usage();
             }
             break;
         case 's':
-            seconds = strtod(optarg, &end);
-            if (*end || seconds <= 0) {
+            *seconds = strtod(optarg, &end);
+            if (*end || *seconds <= 0) {
                 usage();
             }
             break;
         case 'l':
-            log_name = optarg;
+            *log_name = optarg;
             break;
         default:
             usage();
         }
     }
-    if (cpu < 0 || optind != argc) {
+    if (*cpu < 0 || optind != argc) {
         usage();
     }
+}
 
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set)) {
-        return fail("sched_setaffinity (--cpu)");
-    }
-    FILE *log = NULL;
-    if (log_name) {
-        log = fopen(log_name, "w");
-        if (!log) {
-            return fail(log_name);
-        }
-        setvbuf(log, NULL, _IOFBF, 1 << 20);
-    }
-    signal(SIGTERM, on_signal);
-    signal(SIGINT, on_signal);
-
+/* Reads the TSC in a tight loop for 'seconds' (0: until a signal), into
+ * '*p' and hist[], with a line per gap in 'log' if it is nonnull. */
+static void
+probe_run(double seconds, FILE *log, struct probe *p)
+{
     /* The TSC's rate, from 50 ms against CLOCK_MONOTONIC_RAW, refined over
      * the whole run at the end. */
     uint64_t ns0 = mono_ns(), tsc0 = __rdtsc();
@@ -219,17 +217,25 @@ main(int argc, char *argv[])
         prev = now;
     }
     uint64_t ns1 = mono_ns(), tsc1 = __rdtsc();
-    hz = (tsc1 - tsc0) * 1e9 / (ns1 - ns0);
-    if (log && fclose(log)) {
-        return fail(log_name);
-    }
+    p->hz = (tsc1 - tsc0) * 1e9 / (ns1 - ns0);
+    p->secs = (prev - start) / p->hz;
+    p->n = n;
+    p->n5 = n5;
+    p->lost = lost;
+    p->late = late;
+    p->blind = blind;
+}
 
-    double secs = (prev - start) / hz;
+/* Prints the line of JSON of '*p', probed on CPU 'cpu'. */
+static void
+probe_print(int cpu, const struct probe *p)
+{
     double median_ns = 0;
     uint64_t below = 0;
-    for (int b = 0; n && b < PROBE_BUCKETS; b++) {
+
+    for (int b = 0; p->n && b < PROBE_BUCKETS; b++) {
         below += hist[b];
-        if (below * 2 > n) {
+        if (below * 2 > p->n) {
             median_ns = (b + 0.5) * PROBE_BUCKET_NS;
             break;
         }
@@ -238,7 +244,42 @@ main(int argc, char *argv[])
            "\"per_s_2us\": %.1f, \"per_s_5us\": %.1f, \"median_ns\": %.0f, "
            "\"lost_share\": %.6f, \"late_2us_share\": %.6f, "
            "\"blind_share\": %.6f}\n",
-           cpu, secs, hz, n / secs, n5 / secs, median_ns,
-           lost / hz / secs, late / hz / secs, blind / hz / secs);
+           cpu, p->secs, p->hz, p->n / p->secs, p->n5 / p->secs, median_ns,
+           p->lost / p->hz / p->secs, p->late / p->hz / p->secs,
+           p->blind / p->hz / p->secs);
+}
+
+int
+main(int argc, char *argv[])
+{
+    const char *log_name = NULL;
+    double seconds = 0;
+    struct probe p;
+    int cpu = -1;
+
+    parse_options(argc, argv, &cpu, &seconds, &log_name);
+
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set)) {
+        return fail("sched_setaffinity (--cpu)");
+    }
+    FILE *log = NULL;
+    if (log_name) {
+        log = fopen(log_name, "w");
+        if (!log) {
+            return fail(log_name);
+        }
+        setvbuf(log, NULL, _IOFBF, 1 << 20);
+    }
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+
+    probe_run(seconds, log, &p);
+    if (log && fclose(log)) {
+        return fail(log_name);
+    }
+    probe_print(cpu, &p);
     return 0;
 }
