@@ -20,7 +20,7 @@
  * object is bound or removed; and the main thread's part of 'run', which
  * ages the partner, prepares the LLDPDUs and applies a new operational
  * vector.  A PMD thread that flushes the port sends the LLDPDUs
- * (lib/netdev-dpdk-pfc-tx.c); received LLDPDUs are parsed in
+ * (lib/netdev-dpdk-pfc-ctrl.c); received LLDPDUs are parsed in
  * lib/netdev-dpdk-pfc-rx.c; the ETS TLVs are lib/netdev-dpdk-pfc-ets.c's. */
 
 #include <config.h>

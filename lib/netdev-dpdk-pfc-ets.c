@@ -20,7 +20,7 @@
  * bandwidth, or the partner's recommendation that DCBX adopted), the ETS
  * TLV that DCBX advertises from it, and the log of keys that are not in
  * force.  Main thread.  The scheduler itself runs in the transmit path
- * (lib/netdev-dpdk-pfc-tx.c). */
+ * (lib/netdev-dpdk-pfc-drain.c). */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"

@@ -20,7 +20,9 @@
 /* State and helpers shared by the files of the DPDK glue of PFC:
  * lib/netdev-dpdk-pfc.c (QoS objects), lib/netdev-dpdk-pfc-retire.c (their
  * succession and removal), lib/netdev-dpdk-pfc-rx.c (receive),
- * lib/netdev-dpdk-pfc-tx.c (transmit), lib/netdev-dpdk-pfc-wd.c (watchdog),
+ * lib/netdev-dpdk-pfc-tx.c (transmit), lib/netdev-dpdk-pfc-drain.c (held
+ * packets leave), lib/netdev-dpdk-pfc-ctrl.c (PFC frames, LLDPDUs and the
+ * tx filter), lib/netdev-dpdk-pfc-wd.c (watchdog),
  * lib/netdev-dpdk-pfc-vhost.c (vhost-user ports), lib/netdev-dpdk-pfc-dcbx.c
  * (DCBX), lib/netdev-dpdk-pfc-ets.c (ETS), lib/netdev-dpdk-pfc-nic.c (the
  * NIC), lib/netdev-dpdk-pfc-buffer.c
@@ -28,10 +30,12 @@
  * lib/netdev-dpdk-pfc-show.c (statistics and unixctl commands).  The
  * threads and locks are described at the top of lib/netdev-dpdk-pfc.c. */
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_spinlock.h>
 
 #include <rte_mbuf_dyn.h>
+#include <rte_vhost.h>
 
 #include "ovs-atomic.h"
 #include "ovs-rcu.h"
@@ -736,8 +740,17 @@ void pfc_release(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_give_cache(struct pfc_txq *);
 
 
-/* lib/netdev-dpdk-pfc-tx.c. */
+/* lib/netdev-dpdk-pfc-drain.c. */
+void pfc_drain(struct netdev_dpdk_pfc *, struct pfc_txq *, int qid, int vid,
+               uint8_t blocked, uint64_t now);
 void pfc_txq_free_held(struct netdev_dpdk_pfc *, struct pfc_txq *);
+
+/* lib/netdev-dpdk-pfc-ctrl.c. */
+void pfc_tx_control(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *,
+                    uint64_t now);
+void pfc_tx_lldp(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *);
+
+/* lib/netdev-dpdk-pfc-tx.c. */
 int pfc_send_locked(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *,
                     int vid, struct rte_mbuf **pkts, int cnt, int *n_taken,
                     int *n_dropped, int *n_refused);
@@ -797,7 +810,6 @@ void pfc_ets_params_from_tlv(struct pfc_ets_params *,
                              const struct pfc_ets_tlv *, uint32_t max_frame);
 
 /* lib/netdev-dpdk-pfc-tx.c, besides the sending of packets. */
-void pfc_tx_lldp(struct netdev_dpdk_pfc *, int qid, struct rte_mempool *);
 void pfc_txqs_lock(struct netdev_dpdk_pfc *);
 void pfc_txqs_unlock(struct netdev_dpdk_pfc *);
 
@@ -900,6 +912,145 @@ pfc_vq_note(struct pfc_txq *t, uint16_t taken, uint16_t offered)
     if (taken < offered) {
         pfc_count(&t->vq_refused, 1);
     }
+}
+
+/* The transmit path's helpers that lib/netdev-dpdk-pfc-tx.c, -drain.c and
+ * -ctrl.c share, inline: they run per batch. */
+
+/* The virtqueue in which a guest receives on its queue pair 'qp': the
+ * receiveq of a virtio-net device is virtqueue 2 x qp, its transmitq the
+ * next one (virtio 1.1, 5.1.2). */
+#define PFC_VIRTQ_RX(qp) ((qp) * 2)
+
+/* Hands up to 'n' packets, in order from pkts[0], to tx queue 'qid' of
+ * 'port': the NIC's tx ring (rte_eth_tx_burst(), which takes the mbufs), or
+ * for a vhost-user port the receive virtqueue of queue pair 'qid' of the
+ * guest whose vhost device id is 'vid' (rte_vhost_enqueue_burst() copies
+ * them: those it took are freed here).  'vid' is the one that the caller
+ * read from the netdev for this call, never one kept from an earlier call:
+ * a device id is reused by the next guest that connects.  Returns how many
+ * were taken; the others stay with the caller.  A vhost port whose guest is
+ * not there ('vid' < 0) takes nothing. */
+static inline uint16_t
+pfc_xmit(struct pfc_port *port, int qid, int vid, struct rte_mbuf **pkts,
+         uint16_t n)
+{
+    uint16_t k;
+
+    if (OVS_LIKELY(!pfc_port_is_vhost(port))) {
+        return n ? rte_eth_tx_burst(port - pfc_ports, qid, pkts, n) : 0;
+    }
+    if (vid < 0 || !n) {
+        return 0;
+    }
+    k = rte_vhost_enqueue_burst(vid, PFC_VIRTQ_RX(qid), pkts, n);
+    if (k) {
+        rte_pktmbuf_free_bulk(pkts, k);
+    }
+    return k;
+}
+
+/* Adds 'n', if nonzero, to a watchdog counter of a port, which any transmit
+ * thread may write, only during a storm, once per batch. */
+static inline void
+pfc_count_storm(atomic_uint64_t *counter, uint64_t n)
+{
+    uint64_t orig;
+
+    if (n) {
+        atomic_add_relaxed(counter, n, &orig);
+    }
+}
+
+/* Returns the bytes that the port shaper of 'pfc' (max-rate) lets leave at
+ * TSC 'now': frames may leave while this is positive.  INT64_MAX without a
+ * shaper. */
+static inline int64_t
+pfc_shaper_grant(struct netdev_dpdk_pfc *pfc, uint64_t now)
+{
+    int64_t tokens;
+
+    if (OVS_LIKELY(!pfc->sparams.rate)) {
+        return INT64_MAX;
+    }
+    rte_spinlock_lock(&pfc->shaper_lock);
+    tokens = pfc_shaper_budget(&pfc->shaper, &pfc->sparams, now);
+    rte_spinlock_unlock(&pfc->shaper_lock);
+    if (tokens <= 0) {
+        atomic_store_relaxed(&pfc->shaper_waited, now);
+    }
+    return tokens;
+}
+
+/* Takes 'bytes' that left the port from its shaper, if it has one. */
+static inline void
+pfc_shaper_spend(struct netdev_dpdk_pfc *pfc, uint64_t bytes)
+{
+    if (OVS_UNLIKELY(pfc->sparams.rate) && bytes) {
+        rte_spinlock_lock(&pfc->shaper_lock);
+        pfc_shaper_take(&pfc->shaper, bytes);
+        rte_spinlock_unlock(&pfc->shaper_lock);
+    }
+}
+
+/* Returns true if pfc_tx_control() may have a PFC frame to send for 'pfc':
+ * pfc_xoff_action() is not PFC_XOFF_NONE for an enabled priority, or an XON
+ * is owed for one no longer enabled; or if an LLDPDU is due
+ * (pfc_tx_lldp()).  Lock-free: the reads of the occupancy
+ * and of the XOFF state are racy, which is fine: the XOFF state changes only
+ * under port->lock, and a stale value only costs taking it, or a frame one
+ * call later.  Reads the TSC into '*now', if it is 0, only while an XOFF is
+ * in force (its refresh time). */
+static inline bool ALWAYS_INLINE
+pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
+{
+    const struct pfc_xoff_params *xp = &pfc_bound(pfc)->xparams;
+    struct pfc_port *port = pfc->port;
+    uint8_t asserted = port->buf.xoff.asserted;
+
+    if (pfc_port_is_vhost(port)) {
+        return false;           /* No PFC frames: backpressure instead. */
+    }
+    if (OVS_UNLIKELY(asserted & ~xp->enabled)) {
+        return true;
+    }
+
+    bool lldp_due;
+
+    atomic_read_relaxed(&port->dcbx.lldp_due, &lldp_due);
+    if (OVS_UNLIKELY(lldp_due)) {
+        return true;
+    }
+
+    uint64_t free = UINT64_MAX;
+
+    for (uint32_t en = xp->enabled; en; en &= en - 1) {
+        int n = raw_ctz(en);
+        bool in_force = asserted & (1u << n);
+        struct pfc_buf_pg g;
+        uint64_t cells;
+
+        /* A group's bytes are charged with its cells (pfc_buf_charge()):
+         * without a cell, nothing is held, and nothing is due.  One load
+         * per group in the common case. */
+        atomic_read_relaxed(&port->buf.pg_cells[n], &cells);
+        if (!in_force && !cells) {
+            continue;
+        }
+        pfc_port_pg(port, n, &g);
+        if (in_force && !*now) {
+            *now = rte_get_tsc_cycles();
+        }
+        if (free == UINT64_MAX) {
+            free = pfc_pool_free();
+        }
+        if (pfc_buf_xoff_action(&xp->pg, &g, free, in_force,
+                                port->buf.xoff.refresh_at[n], *now)
+            != PFC_XOFF_NONE) {
+            return true;
+        }
+    }
+    return false;
 }
 
 #endif /* netdev-dpdk-pfc-private.h */

@@ -33,8 +33,10 @@
  *                                  consumed, pause timers set, rx polls
  *                                  stamped, the ingress rule published.
  *   lib/netdev-dpdk-pfc-tx.c       Transmit: packets held and sent by the
- *                                  verdict of lib/pfc-send.c, tx flush,
- *                                  PFC frames and LLDPDUs sent, the tx
+ *                                  verdict of lib/pfc-send.c, tx flush.
+ *   lib/netdev-dpdk-pfc-drain.c    Held packets leave, in ETS order within
+ *                                  the shaper, or are freed.
+ *   lib/netdev-dpdk-pfc-ctrl.c     PFC frames and LLDPDUs sent, the tx
  *                                  filter.
  *   lib/netdev-dpdk-pfc-wd.c       The PFC watchdog's check.
  *   lib/netdev-dpdk-pfc-vhost.c    vhost-user ports.
