@@ -18,8 +18,10 @@
  * off the wire: the XOFF and XON that the ingress buffer occupancy calls
  * for, the LLDPDUs of DCBX, and the tx filter that keeps the datapath's
  * MAC Control frames (and, on a DCBX port, other ports' LLDPDUs) off every
- * DPDK port.  Called by the transmit path (lib/netdev-dpdk-pfc-tx.c) under
- * the lock of a tx queue. */
+ * DPDK port.  The frames are sent by the transmit path
+ * (lib/netdev-dpdk-pfc-tx.c) under the lock of a tx queue; the filter runs
+ * in netdev-dpdk's send of every DPDK port, PFC or not, with no lock of
+ * PFC's. */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"

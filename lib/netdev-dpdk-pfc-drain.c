@@ -19,7 +19,9 @@
  * order that the ETS scheduler (lib/pfc-ets.h) chooses and within the port
  * shaper's tokens; frees those that the watchdog drops, and all of them
  * when the port is removed or goes down.  Called by the transmit path
- * (lib/netdev-dpdk-pfc-tx.c) under the lock of the tx queue. */
+ * (lib/netdev-dpdk-pfc-tx.c) under the lock of the tx queue, and by the
+ * retirement of a QoS object (lib/netdev-dpdk-pfc-retire.c), whose tx
+ * queues no other thread touches any more. */
 
 #include <config.h>
 #include "netdev-dpdk-pfc.h"

@@ -1030,9 +1030,10 @@ pfc_control_pending(const struct netdev_dpdk_pfc *pfc, uint64_t *now)
         struct pfc_buf_pg g;
         uint64_t cells;
 
-        /* A group's bytes are charged with its cells (pfc_buf_charge()):
-         * without a cell, nothing is held, and nothing is due.  One load
-         * per group in the common case. */
+        /* A group's cell is charged before its bytes and released after
+         * them (pfc_buf_txq_admit(), pfc_buf_txq_release()): without a
+         * cell, nothing is held, and nothing is due.  One load per group
+         * in the common case. */
         atomic_read_relaxed(&port->buf.pg_cells[n], &cells);
         if (!in_force && !cells) {
             continue;

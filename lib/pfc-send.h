@@ -24,7 +24,8 @@
  * once per batch (struct pfc_send_facts), asks pfc_send_decide() once, for
  * a verdict per priority (every rule below depends on a packet's priority
  * and on facts of the whole batch only), and applies to each packet the
- * verdict of the priority it carries (lib/pfc-classify.h).  If the NIC's tx
+ * verdict of the priority that it carries from its ingress
+ * (pfc_mbuf_priority(), lib/netdev-dpdk-pfc-private.h).  If the NIC's tx
  * ring (or a guest's virtqueue) then refuses some of the packets that were
  * sent, pfc_send_refused() decides those.  Whether a held packet finds room
  * is the shared buffer's decision (pfc_buf_admit(), lib/pfc-buffer.h): a

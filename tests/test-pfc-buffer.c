@@ -437,7 +437,6 @@ test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
                        == PFC_BUF_DROP_EGRESS);
         }
     }
-    q.lossy = q.held = 50;
     q.lossy = 0;
     q.held = 200;
     ovs_assert(pfc_buf_admit(NULL, NULL, &e, &q, 100, 64, false)
