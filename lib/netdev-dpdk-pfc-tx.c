@@ -592,7 +592,7 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                const struct pfc_send_facts *f, struct rte_mbuf **pkts,
                int cnt, uint64_t now, struct pfc_send_tally *s)
 {
-    uint8_t verdicts[PFC_N_PRIOS], prios[PFC_TX_BURST], rprios[PFC_TX_BURST];
+    uint8_t verdicts[PFC_N_PRIOS], rprios[PFC_TX_BURST];
     struct rte_mbuf *rest[PFC_TX_BURST];
     uint64_t bytes = 0;
     int kept = 0, n_rest = 0, n_free = 0;
@@ -613,7 +613,6 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         uint8_t prio = pfc_mbuf_priority(m);
         int send = (tx >> prio) & 1;
 
-        prios[kept] = prio;
         pkts[kept] = m;
         kept += send;
         rprios[n_rest] = prio;
@@ -624,7 +623,9 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         /* Counted as forwarded during a storm, unless the tx ring refuses
          * them (pfc_send_tx_full()). */
         for (int i = 0; i < kept; i++) {
-            s->wd_fwd[prios[i]] += (f->wd_ignored >> prios[i]) & 1;
+            int prio = pfc_mbuf_priority(pkts[i]);
+
+            s->wd_fwd[prio] += (f->wd_ignored >> prio) & 1;
         }
     }
     for (int i = 0; i < n_rest; i++) {
