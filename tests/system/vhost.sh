@@ -42,6 +42,25 @@ vhost_held() {
     pfc_show vhost0 | awk -v p="p$1" '$1 == p { print $3 }'
 }
 
+# wait_vhost_held PRIO N SECONDS: waits until vhost0 holds at least N
+# packets of priority PRIO, at most SECONDS; says which, and fails on the
+# deadline.
+wait_vhost_held() {
+    local i held
+    for i in $(seq $(($3 * 20))); do
+        held=$(vhost_held "$1")
+        if [ "${held:-0}" -ge "$2" ]; then
+            pfc_log "ok: vhost0 holds $held p$1 frames (at least $2)" \
+                    "while the guest does not read"
+            return 0
+        fi
+        sleep 0.05
+    done
+    pfc_log "FAIL: vhost0 holds ${held:-?} p$1 frames, fewer than $2," \
+            "after $3 s of the guest not reading"
+    return 1
+}
+
 # vhost_resume STREAM_PID: the guest reads again; waits for A's stream
 # STREAM_PID to end and for vhost0 to hold no p3 frame, and checks that.
 vhost_resume() {
@@ -56,12 +75,16 @@ vhost_resume() {
         "$(vhost_held 3)" -eq 0
 }
 
-# A guest that stops reading for 500 ms while A sends it a lossless p3
-# stream and a lossy p0 stream, through dpdk-a (PFC, XOFF at 8000 bytes).
-# vhost0 holds the p3 frames that the guest's full virtqueue refuses; they
-# count against dpdk-a, which sends A an XOFF, then an XON once the guest
-# reads again and they drain.  Every p3 frame reaches C, behind the guest,
-# once and in order; p0 frames are dropped, as without PFC.
+# A guest that stops reading while A sends it a lossless p3 stream and a
+# lossy p0 stream of 128-byte frames, through dpdk-a (PFC, XOFF at 8000
+# bytes).  vhost0 holds the p3 frames that the guest's full virtqueue
+# refuses; they count against dpdk-a, which sends A an XOFF, then an XON
+# once the guest reads again and they drain.  The guest stays stopped until
+# vhost0 holds 100 p3 frames (12,800 bytes, over the XOFF threshold,
+# however many frames its virtqueue took first) and 200 ms more, at most
+# 3 s; vhost0's watchdog is off, since the stall is intended.  Every p3
+# frame reaches C, behind the guest, once and in order; p0 frames are
+# dropped, as without PFC.
 vhost_stalled_guest() {
     local rec pcap xoff xon p0
     vhost_setup "$1" || return 1
@@ -69,7 +92,8 @@ vhost_stalled_guest() {
     pcap=$PFC_TMP/a.pcap
     pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
         xon-threshold=4000 || return 1
-    pfc_qos vhost0 pfc-enable=3 queue-size=4000 || return 1
+    pfc_qos vhost0 pfc-enable=3 queue-size=4000 watchdog-detection-time=0 \
+        || return 1
     pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$pcap" || return 1
     start_recv_c "$rec"
     pfc_bg "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" \
@@ -77,9 +101,8 @@ vhost_stalled_guest() {
     local stream_pid=$PFC_LAST_PID
     sleep 0.5
     pfc_guest_cmd "stop"
-    sleep 0.5
-    run_or_fail "vhost0 holds p3 frames while the guest does not read" \
-        test "$(vhost_held 3)" -gt 0
+    wait_vhost_held 3 100 3 || FAILS=$((FAILS + 1))
+    sleep 0.2
     check "vhost0 holds no p0 frame (lossy)" "$(vhost_held 0)" -eq 0
     vhost_resume "$stream_pid"
     sleep 1
