@@ -223,8 +223,9 @@ pfc_tx_filtered(const struct rte_mbuf *m, bool dcbx, bool *lldp)
  * (pfc_tx_forbidden()), and, on a port with DCBX on, LLDPDUs to the LLDP
  * group addresses (pfc_lldp_foreign()).  This switch's own PFC frames and
  * LLDPDUs do not pass here.  Compacts 'pkts' and returns how many remain.
- * Costs one look at the header of each packet, and nothing else unless a
- * packet is dropped. */
+ * Costs one look at the first 18 octets of each packet (pfc_tx_plain()),
+ * and more only for a frame to 01-80-C2-00-00-00/24, with two tags, or
+ * one that is dropped. */
 int
 netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
 {
@@ -236,7 +237,13 @@ netdev_dpdk_pfc_filter_tx(uint16_t port_id, struct rte_mbuf **pkts, int cnt)
         atomic_read_relaxed(&pfc_ports[port_id].dcbx.on, &dcbx);
     }
     for (i = 0; i < cnt; i++) {
-        if (OVS_UNLIKELY(pfc_tx_filtered(pkts[i], dcbx, &lldp))) {
+        const struct rte_mbuf *m = pkts[i];
+
+        if (OVS_LIKELY(pfc_tx_plain(rte_pktmbuf_mtod(m, const uint8_t *),
+                                    rte_pktmbuf_data_len(m)))) {
+            continue;
+        }
+        if (pfc_tx_filtered(m, dcbx, &lldp)) {
             break;
         }
     }

@@ -200,6 +200,34 @@ pfc_tx_forbidden(const void *data_, size_t len)
     }
 }
 
+/* Returns true if the frame of 'len' octets at 'data' is certainly neither
+ * pfc_tx_forbidden() nor, whether DCBX runs or not, an LLDPDU that the
+ * transmit filter drops (pfc_lldp_foreign(), lib/pfc-dcbx.h): it has at
+ * least 18 octets, its destination is not in 01-80-C2-00-00-00/24, and
+ * neither its EtherType nor, behind one 802.1Q or 802.1ad tag, the next one
+ * is 0x8808 or another tag.  False says nothing: the caller then asks those
+ * two.  The transmit filter's common case, for every packet that a DPDK
+ * port sends: no loop, and the first 18 octets only. */
+static inline bool
+pfc_tx_plain(const void *data_, size_t len)
+{
+    const uint8_t *data = data_;
+    uint16_t type;
+
+    if (len < ETH_HEADER_LEN + VLAN_HEADER_LEN
+        || (data[0] == 0x01 && data[1] == 0x80 && data[2] == 0xc2)) {
+        return false;
+    }
+    type = (data[12] << 8) | data[13];
+    if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
+        type = (data[16] << 8) | data[17];
+        if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
+            return false;
+        }
+    }
+    return type != PFC_ETH_TYPE_MAC_CONTROL;
+}
+
 size_t pfc_frame_encode(void *buf, const struct eth_addr *src,
                         const struct pfc_frame *frame);
 
