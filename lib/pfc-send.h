@@ -119,8 +119,51 @@ pfc_send_all_tx(const struct pfc_send_facts *f)
                          f->tokens != INT64_MAX);
 }
 
-uint8_t pfc_send_decide(const struct pfc_send_facts *, uint64_t bytes,
-                        uint8_t verdicts[PFC_N_PRIOS]);
+/* Returns the traffic classes of 'f' whose packets are held rather than
+ * sent (rules 2 and 3 above), for a batch of 'bytes' bytes
+ * (read only with a shaper). */
+static inline uint8_t
+pfc_send_hold_tcs(const struct pfc_send_facts *f, uint64_t bytes)
+{
+    if (!f->vhost && f->nonempty & ~f->blocked) {
+        return 0xff;
+    }
+    if (f->tokens != INT64_MAX && f->tokens < (int64_t) bytes) {
+        return 0xff;
+    }
+    return f->blocked | f->nonempty;
+}
+
+/* Decides, by the rules of lib/pfc-send.h, what becomes of the packets of a
+ * batch on the tx queue whose facts are 'f'.  Every rule depends on a
+ * packet's priority and on facts of the whole batch only, so the batch is
+ * decided once, per priority: verdicts[p] receives the enum
+ * pfc_send_verdict of every packet of priority p (0..7).  'bytes' is the
+ * length of the whole batch in bytes, the frames as the NIC sends them
+ * (read only when 'f' has a shaper, so 0 will do without one).  Returns the
+ * priorities whose verdict is PFC_SEND_TX (bit p for priority p).  Inline,
+ * as rte_meter's checks are: the transmit path asks it once per batch. */
+static inline uint8_t
+pfc_send_decide(const struct pfc_send_facts *f, uint64_t bytes,
+                uint8_t verdicts[PFC_N_PRIOS])
+{
+    /* Rule 1: on a vhost-user port a stormed priority is offered to the
+     * guest; elsewhere it is dropped with action "drop", and otherwise
+     * ignores pauses (pfc_blocked() no longer counts them) but keeps its
+     * order behind what it holds. */
+    uint8_t offered = f->vhost ? f->wd_ignored : 0;
+    uint8_t dropped = f->vhost ? 0 : f->wd_ignored & f->wd_dropped;
+    uint8_t hold = (pfc_tcs_prios(f->prio_to_tc, pfc_send_hold_tcs(f, bytes))
+                    & ~offered & ~dropped);
+
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        verdicts[p] = ((hold >> p) & 1 ? PFC_SEND_HOLD
+                       : (dropped >> p) & 1 ? PFC_SEND_DROP_STORM
+                       : PFC_SEND_TX);
+    }
+    return ~(hold | dropped);
+}
+
 void pfc_send_refused(const struct pfc_send_facts *,
                       uint8_t verdicts[PFC_N_PRIOS]);
 

@@ -42,25 +42,6 @@ vhost_held() {
     pfc_show vhost0 | awk -v p="p$1" '$1 == p { print $3 }'
 }
 
-# wait_vhost_held PRIO N SECONDS: waits until vhost0 holds at least N
-# packets of priority PRIO, at most SECONDS; says which, and fails on the
-# deadline.
-wait_vhost_held() {
-    local i held
-    for i in $(seq $(($3 * 20))); do
-        held=$(vhost_held "$1")
-        if [ "${held:-0}" -ge "$2" ]; then
-            pfc_log "ok: vhost0 holds $held p$1 frames (at least $2)" \
-                    "while the guest does not read"
-            return 0
-        fi
-        sleep 0.05
-    done
-    pfc_log "FAIL: vhost0 holds ${held:-?} p$1 frames, fewer than $2," \
-            "after $3 s of the guest not reading"
-    return 1
-}
-
 # vhost_resume STREAM_PID: the guest reads again; waits for A's stream
 # STREAM_PID to end and for vhost0 to hold no p3 frame, and checks that.
 vhost_resume() {
@@ -80,11 +61,11 @@ vhost_resume() {
 # bytes).  vhost0 holds the p3 frames that the guest's full virtqueue
 # refuses; they count against dpdk-a, which sends A an XOFF, then an XON
 # once the guest reads again and they drain.  The guest stays stopped until
-# vhost0 holds 100 p3 frames (12,800 bytes, over the XOFF threshold,
-# however many frames its virtqueue took first) and 200 ms more, at most
-# 3 s; vhost0's watchdog is off, since the stall is intended.  Every p3
-# frame reaches C, behind the guest, once and in order; p0 frames are
-# dropped, as without PFC.
+# dpdk-a has sent its first PFC frame for p3, the XOFF, however many frames
+# the guest's virtqueue took first (at most about 3 s), and 200 ms more;
+# vhost0's watchdog is off, since the stall is intended.  Every p3 frame
+# reaches C, behind the guest, once and in order; p0 frames are dropped, as
+# without PFC.
 vhost_stalled_guest() {
     local rec pcap xoff xon p0
     vhost_setup "$1" || return 1
@@ -101,8 +82,11 @@ vhost_stalled_guest() {
     local stream_pid=$PFC_LAST_PID
     sleep 0.5
     pfc_guest_cmd "stop"
-    wait_vhost_held 3 100 3 || FAILS=$((FAILS + 1))
+    check "dpdk-a pfc_tx_frames_p3 while the guest does not read (XOFF)" \
+        "$(pfc_stat_until dpdk-a pfc_tx_frames_p3 0 1)" -ge 1
     sleep 0.2
+    run_or_fail "vhost0 holds p3 frames while the guest does not read" \
+        test "$(vhost_held 3)" -gt 0
     check "vhost0 holds no p0 frame (lossy)" "$(vhost_held 0)" -eq 0
     vhost_resume "$stream_pid"
     sleep 1
