@@ -134,7 +134,7 @@ pfc_send_hold_tcs(const struct pfc_send_facts *f, uint64_t bytes)
     return f->blocked | f->nonempty;
 }
 
-/* Decides, by the rules of lib/pfc-send.h, what becomes of the packets of a
+/* Decides, by the rules above, what becomes of the packets of a
  * batch on the tx queue whose facts are 'f'.  Every rule depends on a
  * packet's priority and on facts of the whole batch only, so the batch is
  * decided once, per priority: verdicts[p] receives the enum

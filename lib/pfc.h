@@ -212,20 +212,19 @@ static inline bool
 pfc_tx_plain(const void *data_, size_t len)
 {
     const uint8_t *data = data_;
-    uint16_t type;
+    uint16_t outer, inner;
 
     if (len < ETH_HEADER_LEN + VLAN_HEADER_LEN
         || (data[0] == 0x01 && data[1] == 0x80 && data[2] == 0xc2)) {
         return false;
     }
-    type = (data[12] << 8) | data[13];
-    if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
-        type = (data[16] << 8) | data[17];
-        if (type == ETH_TYPE_VLAN_8021Q || type == ETH_TYPE_VLAN_8021AD) {
-            return false;
-        }
+    outer = (data[12] << 8) | data[13];
+    inner = (data[16] << 8) | data[17];
+    if ((outer == ETH_TYPE_VLAN_8021Q || outer == ETH_TYPE_VLAN_8021AD)
+        && (inner == ETH_TYPE_VLAN_8021Q || inner == ETH_TYPE_VLAN_8021AD)) {
+        return false;           /* Two tags: the full checks look deeper. */
     }
-    return type != PFC_ETH_TYPE_MAC_CONTROL;
+    return !pfc_maybe_mac_control(data, len);
 }
 
 size_t pfc_frame_encode(void *buf, const struct eth_addr *src,
