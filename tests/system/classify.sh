@@ -519,13 +519,17 @@ test_classify_two_pmds() {
         pfc_port_host "$x" || return 1
     done
     # dpdk-a and dpdk-b have 2 queue pairs (net_af_packet's qpairs): B's
-    # PFC frames may arrive on either rx queue.
+    # PFC frames may arrive on either rx queue, and A's frames on either
+    # of dpdk-a's, as the kernel's flow hash (seeded at boot) picks, so
+    # both of dpdk-a's are polled, by the PMD thread of core 0: a queue
+    # that nobody polls would keep the frames hashed to it.
     # Pinned rx queues leave the PMD threads open to the others
     # (pmd-rxq-isolate=false, which needs pmd-rxq-assign=group).
     pfc_vsctl set Open_vSwitch . other_config:pmd-rxq-assign=group \
         other_config:pmd-rxq-isolate=false \
         -- set Interface dpdk-b options:n_rxq=2 \
-        -- set Interface dpdk-a other_config:pmd-rxq-affinity="0:0" \
+        -- set Interface dpdk-a options:n_rxq=2 \
+        other_config:pmd-rxq-affinity="0:0,1:0" \
         -- set Interface dpdk-c other_config:pmd-rxq-affinity="0:1" \
         -- set Interface dpdk-d other_config:pmd-rxq-affinity="0:1" \
         || return 1
