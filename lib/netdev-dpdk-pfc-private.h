@@ -59,7 +59,7 @@
 
 /* The ingress priority that a packet carries from the port it arrived on to
  * every egress (lib/pfc-classify.h): one octet in a registered mbuf dynamic
- * field, PFC_MARK_VALID | priority.  The receive path of every DPDK port
+ * field, PFC_MARK_VALID | priority, with the flags below.  The receive path of every DPDK port
  * writes it (netdev_dpdk_pfc_rx(), netdev_dpdk_pfc_vhost_rx()); copies of
  * the packet keep it; a packet that no DPDK port received (an internal or
  * tap port, or one that OVS itself made) has none, and is classified at the
@@ -70,6 +70,13 @@
 #define PFC_MARK_COPY 0x40      /* A copy made before the packet's last
                                  * output (dp_packet_clone()): see
                                  * pfc_buf_admit(). */
+#define PFC_MARK_PFC_PORT 0x20  /* Received on a port that had QoS pfc
+                                 * then: its ingress priority group may be
+                                 * lossless.  Without it, the packet is
+                                 * lossy at every egress, as a switch
+                                 * assigns the priority group at ingress,
+                                 * even if its port gains PFC while the
+                                 * packet is on its way. */
 extern int pfc_mark_offset;
 
 /* Returns true if 'm' is a copy of a packet that is also output elsewhere
@@ -80,6 +87,24 @@ pfc_mbuf_is_copy(const struct rte_mbuf *m)
     return (pfc_mark_offset >= 0
             && (*RTE_MBUF_DYNFIELD(m, pfc_mark_offset, const uint8_t *)
                 & PFC_MARK_COPY));
+}
+
+/* Returns false if 'm' is lossy whatever port it was received on: it
+ * carries a priority, marked by a port without QoS pfc (PFC_MARK_PFC_PORT
+ * clear).  True if its ingress port's priority group decides
+ * (pfc_port_pg_params()): it was received on a port with QoS pfc, or it
+ * carries no priority. */
+static inline bool
+pfc_mbuf_maybe_lossless(const struct rte_mbuf *m)
+{
+    if (OVS_LIKELY(pfc_mark_offset >= 0)) {
+        uint8_t mark = *RTE_MBUF_DYNFIELD(m, pfc_mark_offset,
+                                          const uint8_t *);
+
+        return (mark & (PFC_MARK_VALID | PFC_MARK_PFC_PORT))
+               != PFC_MARK_VALID;
+    }
+    return true;
 }
 
 /* Returns the priority, 0..7, of 'm' for an egress: the one it carries, or,
@@ -729,6 +754,15 @@ struct pfc_buf_batch {
                                  * the batch are refused without reading
                                  * its occupancy again. */
 };
+
+/* Returns true if admission refuses, without reading occupancy, a lossy
+ * packet of traffic class 'tc' (0..7) in the batch 'b': the class refused
+ * one already (struct pfc_buf_batch). */
+static inline bool
+pfc_buf_batch_refuses(const struct pfc_buf_batch *b, int tc)
+{
+    return (b->lossy_full >> tc) & 1;
+}
 
 enum pfc_buf_verdict pfc_buf_txq_admit(const struct netdev_dpdk_pfc *,
                                        struct pfc_txq *,

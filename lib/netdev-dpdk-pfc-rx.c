@@ -106,10 +106,11 @@ netdev_dpdk_pfc_mark_copy(struct rte_mbuf *m)
 }
 
 /* Marks each of the 'cnt' packets in 'pkts' with the priority that 'c'
- * gives it. */
+ * gives it, and the flags 'flags' (PFC_MARK_VALID, with PFC_MARK_PFC_PORT
+ * on a port with QoS pfc). */
 static inline void
 pfc_rx_classify(const struct pfc_classifier *c, struct rte_mbuf **pkts,
-                int cnt)
+                int cnt, uint8_t flags)
 {
     /* In locals: the marks are octets, which may alias anything. */
     const int off = pfc_mark_offset;
@@ -125,7 +126,7 @@ pfc_rx_classify(const struct pfc_classifier *c, struct rte_mbuf **pkts,
                                   rte_pktmbuf_mtod(m, const uint8_t *),
                                   rte_pktmbuf_data_len(m));
 
-        *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = PFC_MARK_VALID | prio;
+        *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = flags | prio;
     }
 }
 
@@ -142,7 +143,7 @@ pfc_rx_classify_guest(const struct pfc_classifier *c, struct rte_mbuf **pkts,
     const int off = pfc_mark_offset;
 
     if (c) {
-        pfc_rx_classify(c, pkts, cnt);
+        pfc_rx_classify(c, pkts, cnt, PFC_MARK_VALID | PFC_MARK_PFC_PORT);
         return;
     }
     /* One pass: the PCP cleared, priority 0 marked. */
@@ -383,7 +384,8 @@ pfc_rx_mark(int trust, int def, const uint8_t *map, int off, bool lldp,
                         || (lldp && pfc_is_lldp(data, len)));
         }
         *RTE_MBUF_DYNFIELD(m, off, uint8_t *)
-            = PFC_MARK_VALID | pfc_classify__(trust, def, map, data, len);
+            = (PFC_MARK_VALID | PFC_MARK_PFC_PORT
+               | pfc_classify__(trust, def, map, data, len));
     }
     return special;
 }
@@ -403,6 +405,7 @@ pfc_rx_consume(struct pfc_port *port, int qid, const struct pfc_classifier *c,
     const int off = pfc_mark_offset;
     const int trust = c->trust, def = c->default_prio;
     const uint8_t *map = c->dscp_default ? NULL : c->dscp_to_prio;
+    const uint8_t flags = PFC_MARK_VALID | PFC_MARK_PFC_PORT;
     uint64_t earliest = 0;
     int kept = 0;
 
@@ -431,7 +434,7 @@ pfc_rx_consume(struct pfc_port *port, int qid, const struct pfc_classifier *c,
                 continue;
             }
             if (OVS_LIKELY(off >= 0)) {
-                *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = PFC_MARK_VALID | prio;
+                *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = flags | prio;
             }
             pkts[kept++] = m;
             continue;
@@ -440,7 +443,7 @@ pfc_rx_consume(struct pfc_port *port, int qid, const struct pfc_classifier *c,
         if (kind == PFC_RX_NOT_MAC_CONTROL) {
             if (OVS_LIKELY(off >= 0)) {
                 prio = pfc_classify__(trust, def, map, data, len);
-                *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = PFC_MARK_VALID | prio;
+                *RTE_MBUF_DYNFIELD(m, off, uint8_t *) = flags | prio;
             }
             pkts[kept++] = m;
         } else {
@@ -477,13 +480,13 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
     int kept = cnt;
 
     if (port_id >= RTE_MAX_ETHPORTS || qid >= RTE_MAX_QUEUES_PER_PORT) {
-        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
+        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt, PFC_MARK_VALID);
         return cnt;
     }
     port = &pfc_ports[port_id];
     atomic_read_relaxed(&port->active, &active);
     if (!active) {
-        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt);
+        pfc_rx_classify(&pfc_cls_pcp, pkts, cnt, PFC_MARK_VALID);
         return cnt;
     }
 
