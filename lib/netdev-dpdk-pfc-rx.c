@@ -364,7 +364,7 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
  * runs on the port): then the batch takes pfc_rx_consume().  Called with a
  * constant 'trust', so that the compiler can give each trust mode a loop of
  * its own. */
-static inline bool
+static inline bool ALWAYS_INLINE
 pfc_rx_mark(int trust, int def, const uint8_t *map, int off, bool lldp,
             struct rte_mbuf **pkts, int cnt)
 {
