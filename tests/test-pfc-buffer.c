@@ -56,8 +56,50 @@ dynamic_pg(int dyn_th, uint32_t headroom)
     return p;
 }
 
+/* XOFF and XON of pfc_xoff_run() with the dynamic threshold, the
+ * headroom and xon-hysteresis, with the other parameters of 'base'. */
+static void
+test_xoff_dynamic(const struct pfc_xoff_params *base)
+{
+    struct pfc_xoff_params params = *base;
+    struct pfc_frame f;
+    struct pfc_xoff x;
+    uint64_t t = 0;
+    struct pfc_buf_pg pg[8];
+
+    /* Dynamic threshold, alpha 1: XOFF at 'free' shared cells, XON at half
+     * of it; the threshold moves with the free pool. */
+    params.pg = dynamic_pg(0, 100);
+    pfc_xoff_init(&x);
+    memset(pg, 0, sizeof pg);
+    pg[3].shared = 99;
+    ovs_assert(!pfc_xoff_run(&x, &params, pg, 100, t, &f));
+    ovs_assert(pfc_xoff_run(&x, &params, pg, 99, t, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
+    pg[3].shared = 51;          /* XON at 99 - 99 / 2 = 50. */
+    ovs_assert(!pfc_xoff_run(&x, &params, pg, 99, t + 1, &f));
+    pg[3].shared = 50;
+    ovs_assert(pfc_xoff_run(&x, &params, pg, 99, t + 2, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 0);
+    /* An empty group never asks for XOFF, even with no free cell. */
+    pg[3].shared = 0;
+    ovs_assert(!pfc_xoff_run(&x, &params, pg, 0, t + 3, &f));
+    /* A headroom cell is XOFF whatever the threshold. */
+    pg[3].headroom = 1;
+    ovs_assert(pfc_xoff_run(&x, &params, pg, 100000, t + 4, &f));
+    ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
+    /* xon-hysteresis 10: XON at threshold - 10. */
+    params.pg.xon_hysteresis = 10;
+    pg[3].headroom = 0;
+    pg[3].shared = 91;
+    ovs_assert(!pfc_xoff_run(&x, &params, pg, 100, t + 5, &f));
+    pg[3].shared = 90;
+    ovs_assert(pfc_xoff_run(&x, &params, pg, 100, t + 6, &f));
+    ovs_assert(f.time[3] == 0);
+}
+
 /* XOFF, refresh and XON of pfc_xoff_run() with a static threshold in bytes,
- * and with the dynamic threshold and headroom. */
+ * then with the dynamic threshold (test_xoff_dynamic()). */
 static void
 test_xoff(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
@@ -140,35 +182,7 @@ test_xoff(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(!pfc_xoff_run(&x, &params, pg, 1000, t + 47001, &f));
     params.enabled = 0x08;
 
-    /* Dynamic threshold, alpha 1: XOFF at 'free' shared cells, XON at half
-     * of it; the threshold moves with the free pool. */
-    params.pg = dynamic_pg(0, 100);
-    pfc_xoff_init(&x);
-    memset(pg, 0, sizeof pg);
-    pg[3].shared = 99;
-    ovs_assert(!pfc_xoff_run(&x, &params, pg, 100, t, &f));
-    ovs_assert(pfc_xoff_run(&x, &params, pg, 99, t, &f));
-    ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
-    pg[3].shared = 51;          /* XON at 99 - 99 / 2 = 50. */
-    ovs_assert(!pfc_xoff_run(&x, &params, pg, 99, t + 1, &f));
-    pg[3].shared = 50;
-    ovs_assert(pfc_xoff_run(&x, &params, pg, 99, t + 2, &f));
-    ovs_assert(f.enable == 0x08 && f.time[3] == 0);
-    /* An empty group never asks for XOFF, even with no free cell. */
-    pg[3].shared = 0;
-    ovs_assert(!pfc_xoff_run(&x, &params, pg, 0, t + 3, &f));
-    /* A headroom cell is XOFF whatever the threshold. */
-    pg[3].headroom = 1;
-    ovs_assert(pfc_xoff_run(&x, &params, pg, 100000, t + 4, &f));
-    ovs_assert(f.enable == 0x08 && f.time[3] == 1000);
-    /* xon-hysteresis 10: XON at threshold - 10. */
-    params.pg.xon_hysteresis = 10;
-    pg[3].headroom = 0;
-    pg[3].shared = 91;
-    ovs_assert(!pfc_xoff_run(&x, &params, pg, 100, t + 5, &f));
-    pg[3].shared = 90;
-    ovs_assert(pfc_xoff_run(&x, &params, pg, 100, t + 6, &f));
-    ovs_assert(f.time[3] == 0);
+    test_xoff_dynamic(&params);
     printf("xoff: ok\n");
 }
 

@@ -261,6 +261,54 @@ dcbx_params(bool willing, uint8_t admin)
     return p;
 }
 
+/* The ETS state of DCBX (pfc_dcbx_rx(), pfc_dcbx_run()) for a port with
+ * the DCBX parameters 'params', whose partner sends PFC TLV 'pfc', ETS
+ * Configuration 'cfg' and Recommendation 'rec': the recommendation
+ * adopted on receipt, refused and counted, back to the Queue rows' when
+ * the partner's TTL runs out. */
+static void
+test_dcbx_ets_state(const struct pfc_dcbx_tlv *pfc,
+                    const struct pfc_ets_tlv *cfg,
+                    const struct pfc_ets_tlv *rec,
+                    const struct pfc_dcbx_params *params)
+{
+    struct pfc_ets_tlv bad;
+    uint8_t f[400];
+    const char *why;
+    struct pfc_dcbx d;
+    uint64_t hz = 1000, now = 0;
+    size_t n;
+
+    pfc_dcbx_init(&d, params, now);
+    ovs_assert(!d.ets_adopted && d.ets_oper.bw[0] == 25);
+    d.ets_changed = false;
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, pfc, cfg, rec,
+                         NULL);
+    pfc_dcbx_rx(&d, params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
+                n - ETH_HEADER_LEN, now, hz, &why);
+    ovs_assert(d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 60);
+    ovs_assert(!d.rx_ets_rec_refused);
+    d.ets_changed = false;
+    bad = *rec;
+    bad.bw[0] = 10;
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, pfc, cfg, &bad,
+                         NULL);
+    pfc_dcbx_rx(&d, params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
+                n - ETH_HEADER_LEN, now, hz, &why);
+    ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
+    ovs_assert(d.rx_ets_rec_refused == 1 && d.ets_refused);
+    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, pfc, cfg, rec,
+                         NULL);
+    pfc_dcbx_rx(&d, params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
+                n - ETH_HEADER_LEN, now, hz, &why);
+    ovs_assert(d.ets_adopted);
+    d.ets_changed = false;
+    ovs_assert(!pfc_dcbx_run(&d, params, dcbx_mac_lo, 2999));
+    ovs_assert(d.ets_adopted && !d.ets_changed);
+    pfc_dcbx_run(&d, params, dcbx_mac_lo, 3000);
+    ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
+}
+
 /* ETS over DCBX (IEEE 802.1Q-2018 D.2.9, D.2.10): the Configuration and
  * Recommendation TLVs as built, octet by octet, and parsed back; the
  * asymmetric decision: a willing port adopts its partner's recommendation
@@ -345,39 +393,7 @@ test_dcbx_ets(struct ovs_cmdl_context *ctx OVS_UNUSED)
     memset(bad.bw, 0, 8);
     ovs_assert(pfc_dcbx_ets_decide(&params, &bad, &oper, &why));
 
-    /* The state machine: adopted on receipt, refused and counted, back to
-     * the Queue rows' when the partner's TTL runs out. */
-    struct pfc_dcbx d;
-    uint64_t hz = 1000, now = 0;
-
-    pfc_dcbx_init(&d, &params, now);
-    ovs_assert(!d.ets_adopted && d.ets_oper.bw[0] == 25);
-    d.ets_changed = false;
-    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec,
-                         NULL);
-    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
-                n - ETH_HEADER_LEN, now, hz, &why);
-    ovs_assert(d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 60);
-    ovs_assert(!d.rx_ets_rec_refused);
-    d.ets_changed = false;
-    bad = rec;
-    bad.bw[0] = 10;
-    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &bad,
-                         NULL);
-    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
-                n - ETH_HEADER_LEN, now, hz, &why);
-    ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
-    ovs_assert(d.rx_ets_rec_refused == 1 && d.ets_refused);
-    n = pfc_lldpdu_build(f, sizeof f, dcbx_mac_hi, "q", 3, &pfc, &cfg, &rec,
-                         NULL);
-    pfc_dcbx_rx(&d, &params, dcbx_mac_lo, dcbx_mac_hi, f + ETH_HEADER_LEN,
-                n - ETH_HEADER_LEN, now, hz, &why);
-    ovs_assert(d.ets_adopted);
-    d.ets_changed = false;
-    ovs_assert(!pfc_dcbx_run(&d, &params, dcbx_mac_lo, 2999));
-    ovs_assert(d.ets_adopted && !d.ets_changed);
-    pfc_dcbx_run(&d, &params, dcbx_mac_lo, 3000);
-    ovs_assert(!d.ets_adopted && d.ets_changed && d.ets_oper.bw[0] == 25);
+    test_dcbx_ets_state(&pfc, &cfg, &rec, &params);
     printf("dcbx-ets: ok\n");
 }
 

@@ -747,14 +747,100 @@ test_wd_off(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("wd-off: ok\n");
 }
 
+/* watchdog-* keys: errors that name the key and the range. */
+static void
+test_wd_config_errors(void)
+{
+    struct pfc_config cfg;
+
+    static const char *const bad_detect[] = {
+        "1", "9", "5001", "1000000", "abc", "-1", "", "200ms", "1k",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(bad_detect); i++) {
+        char *needle = xasprintf("other_config:watchdog-detection-time="
+                                 "\"%s\" is invalid: must be 0 (watchdog "
+                                 "off) or an integer from 10 to 5000 ms",
+                                 bad_detect[i]);
+
+        PARSE(&cfg, EINVAL, needle, "watchdog-detection-time",
+              bad_detect[i]);
+        free(needle);
+    }
+    static const char *const bad_restore[] = {
+        "0", "9", "60001", "x", "-5", "",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(bad_restore); i++) {
+        char *needle = xasprintf("other_config:watchdog-restoration-time="
+                                 "\"%s\" is invalid: must be an integer "
+                                 "from 10 to 60000 ms", bad_restore[i]);
+
+        PARSE(&cfg, EINVAL, needle, "watchdog-restoration-time",
+              bad_restore[i]);
+        PARSE(&cfg, EINVAL, needle, "watchdog-detection-time", "0",
+              "watchdog-restoration-time", bad_restore[i]);
+        free(needle);
+    }
+    PARSE(&cfg, EINVAL, "other_config:watchdog-action=\"shutdown\" is "
+          "invalid: must be drop, forward or alert",
+          "watchdog-action", "shutdown");
+    PARSE(&cfg, EINVAL, "watchdog-action=\"Drop\"", "watchdog-action",
+          "Drop");
+    PARSE(&cfg, EINVAL, "watchdog-action=\"\"", "watchdog-action", "");
+    PARSE(&cfg, EINVAL, "watchdog_action is not a key", "watchdog_action",
+          "drop");
+}
+
+/* watchdog-* keys through pfc_config_to_smap() and pfc_config_equal(). */
+static void
+test_wd_config_smap(void)
+{
+    struct pfc_config cfg, cfg2;
+    struct smap s;
+    char *err;
+
+    /* pfc_config_to_smap(): detection and action always, restoration only
+     * when set; each round trips and counts in pfc_config_equal(). */
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3");
+    smap_init(&s);
+    pfc_config_to_smap(&cfg, &s);
+    ovs_assert(!strcmp(smap_get(&s, "watchdog-detection-time"), "200"));
+    ovs_assert(!smap_get(&s, "watchdog-restoration-time"));
+    ovs_assert(!strcmp(smap_get(&s, "watchdog-action"), "drop"));
+    ovs_assert(!pfc_config_parse(&s, &cfg2, &err));
+    ovs_assert(pfc_config_equal(&cfg, &cfg2));
+    smap_destroy(&s);
+
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3", "watchdog-detection-time", "0",
+          "watchdog-restoration-time", "1500", "watchdog-action", "alert");
+    smap_init(&s);
+    pfc_config_to_smap(&cfg, &s);
+    ovs_assert(!strcmp(smap_get(&s, "watchdog-detection-time"), "0"));
+    ovs_assert(!strcmp(smap_get(&s, "watchdog-restoration-time"), "1500"));
+    ovs_assert(!strcmp(smap_get(&s, "watchdog-action"), "alert"));
+    ovs_assert(!pfc_config_parse(&s, &cfg2, &err));
+    ovs_assert(pfc_config_equal(&cfg, &cfg2));
+    smap_destroy(&s);
+
+    PARSE(&cfg, 0, NULL, "pfc-enable", "3");
+    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-detection-time",
+          "300");
+    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
+    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-restoration-time",
+          "500");
+    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
+    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-action", "forward");
+    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
+    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-detection-time",
+          "200", "watchdog-action", "drop");
+    ovs_assert(pfc_config_equal(&cfg, &cfg2));
+}
+
 /* The watchdog keys: defaults, ranges, errors that name the key and the
  * range, action names, pfc_config_to_smap() and pfc_config_equal(). */
 static void
 test_wd_config(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
-    struct pfc_config cfg, cfg2;
-    struct smap s;
-    char *err;
+    struct pfc_config cfg;
 
     /* Defaults: on, 200 ms, restoration twice that, drop. */
     PARSE(&cfg, 0, NULL, NULL);
@@ -794,78 +880,8 @@ test_wd_config(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(!strcmp(pfc_wd_action_name(PFC_WD_FORWARD), "forward"));
     ovs_assert(!strcmp(pfc_wd_action_name(PFC_WD_ALERT), "alert"));
 
-    /* Errors name the key and the range. */
-    static const char *const bad_detect[] = {
-        "1", "9", "5001", "1000000", "abc", "-1", "", "200ms", "1k",
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(bad_detect); i++) {
-        char *needle = xasprintf("other_config:watchdog-detection-time="
-                                 "\"%s\" is invalid: must be 0 (watchdog "
-                                 "off) or an integer from 10 to 5000 ms",
-                                 bad_detect[i]);
-
-        PARSE(&cfg, EINVAL, needle, "watchdog-detection-time",
-              bad_detect[i]);
-        free(needle);
-    }
-    static const char *const bad_restore[] = {
-        "0", "9", "60001", "x", "-5", "",
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(bad_restore); i++) {
-        char *needle = xasprintf("other_config:watchdog-restoration-time="
-                                 "\"%s\" is invalid: must be an integer "
-                                 "from 10 to 60000 ms", bad_restore[i]);
-
-        PARSE(&cfg, EINVAL, needle, "watchdog-restoration-time",
-              bad_restore[i]);
-        PARSE(&cfg, EINVAL, needle, "watchdog-detection-time", "0",
-              "watchdog-restoration-time", bad_restore[i]);
-        free(needle);
-    }
-    PARSE(&cfg, EINVAL, "other_config:watchdog-action=\"shutdown\" is "
-          "invalid: must be drop, forward or alert",
-          "watchdog-action", "shutdown");
-    PARSE(&cfg, EINVAL, "watchdog-action=\"Drop\"", "watchdog-action",
-          "Drop");
-    PARSE(&cfg, EINVAL, "watchdog-action=\"\"", "watchdog-action", "");
-    PARSE(&cfg, EINVAL, "watchdog_action is not a key", "watchdog_action",
-          "drop");
-
-    /* pfc_config_to_smap(): detection and action always, restoration only
-     * when set; each round trips and counts in pfc_config_equal(). */
-    PARSE(&cfg, 0, NULL, "pfc-enable", "3");
-    smap_init(&s);
-    pfc_config_to_smap(&cfg, &s);
-    ovs_assert(!strcmp(smap_get(&s, "watchdog-detection-time"), "200"));
-    ovs_assert(!smap_get(&s, "watchdog-restoration-time"));
-    ovs_assert(!strcmp(smap_get(&s, "watchdog-action"), "drop"));
-    ovs_assert(!pfc_config_parse(&s, &cfg2, &err));
-    ovs_assert(pfc_config_equal(&cfg, &cfg2));
-    smap_destroy(&s);
-
-    PARSE(&cfg, 0, NULL, "pfc-enable", "3", "watchdog-detection-time", "0",
-          "watchdog-restoration-time", "1500", "watchdog-action", "alert");
-    smap_init(&s);
-    pfc_config_to_smap(&cfg, &s);
-    ovs_assert(!strcmp(smap_get(&s, "watchdog-detection-time"), "0"));
-    ovs_assert(!strcmp(smap_get(&s, "watchdog-restoration-time"), "1500"));
-    ovs_assert(!strcmp(smap_get(&s, "watchdog-action"), "alert"));
-    ovs_assert(!pfc_config_parse(&s, &cfg2, &err));
-    ovs_assert(pfc_config_equal(&cfg, &cfg2));
-    smap_destroy(&s);
-
-    PARSE(&cfg, 0, NULL, "pfc-enable", "3");
-    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-detection-time",
-          "300");
-    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
-    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-restoration-time",
-          "500");
-    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
-    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-action", "forward");
-    ovs_assert(!pfc_config_equal(&cfg, &cfg2));
-    PARSE(&cfg2, 0, NULL, "pfc-enable", "3", "watchdog-detection-time",
-          "200", "watchdog-action", "drop");
-    ovs_assert(pfc_config_equal(&cfg, &cfg2));
+    test_wd_config_errors();
+    test_wd_config_smap();
     printf("wd-config: ok\n");
 }
 

@@ -748,11 +748,51 @@ test_holdq_regroup(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("holdq-regroup: ok\n");
 }
 
+/* Queue rows: pfc_config_set_queue() maps priorities to a traffic class,
+ * refuses a priority that another queue holds, a queue beyond 7 and
+ * unknown keys, and pfc_config_clear_queue() undoes it. */
+static void
+test_config_queue(void)
+{
+    struct pfc_config cfg;
+    struct smap q;
+    char *err;
+
+    PARSE(&cfg, 0, NULL, NULL);
+    smap_init(&q);
+    smap_add(&q, "priorities", "3,4");
+    ovs_assert(!pfc_config_set_queue(&cfg, 1, &q, &err));
+    ovs_assert(cfg.prio_to_tc[3] == 1 && cfg.prio_to_tc[4] == 1);
+    ovs_assert(cfg.prio_to_tc[1] == 1 && cfg.prio_to_tc[5] == 5);
+    /* Setting the same queue again is fine; another queue claiming 4 is
+     * not, and changes nothing. */
+    ovs_assert(!pfc_config_set_queue(&cfg, 1, &q, &err));
+    smap_replace(&q, "priorities", "4,5");
+    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "priority 4 already belongs to queue 1"));
+    free(err);
+    ovs_assert(cfg.prio_to_tc[5] == 5 && cfg.prio_to_tc[4] == 1);
+    ovs_assert(pfc_config_set_queue(&cfg, 8, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "traffic classes 0 to 7"));
+    free(err);
+    smap_replace(&q, "priorities", "9");
+    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "priorities"));
+    free(err);
+    smap_clear(&q);
+    smap_add(&q, "min-rate", "1");
+    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
+    ovs_assert(strstr(err, "min-rate is not a key"));
+    free(err);
+    pfc_config_clear_queue(&cfg, 1);
+    ovs_assert(cfg.prio_to_tc[3] == 3 && cfg.prio_to_tc[4] == 4);
+    smap_destroy(&q);
+}
+
 static void
 test_config(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
     struct pfc_config cfg;
-    struct smap q;
     char *err;
 
     /* Defaults. */
@@ -815,36 +855,7 @@ test_config(struct ovs_cmdl_context *ctx OVS_UNUSED)
           "xoff-threshold", "1000", "xon-hysteresis", "10");
     PARSE(&cfg, EINVAL, "xon-hysteresis", "xon-hysteresis", "0");
 
-    /* Queue mapping. */
-    PARSE(&cfg, 0, NULL, NULL);
-    smap_init(&q);
-    smap_add(&q, "priorities", "3,4");
-    ovs_assert(!pfc_config_set_queue(&cfg, 1, &q, &err));
-    ovs_assert(cfg.prio_to_tc[3] == 1 && cfg.prio_to_tc[4] == 1);
-    ovs_assert(cfg.prio_to_tc[1] == 1 && cfg.prio_to_tc[5] == 5);
-    /* Setting the same queue again is fine; another queue claiming 4 is
-     * not, and changes nothing. */
-    ovs_assert(!pfc_config_set_queue(&cfg, 1, &q, &err));
-    smap_replace(&q, "priorities", "4,5");
-    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
-    ovs_assert(strstr(err, "priority 4 already belongs to queue 1"));
-    free(err);
-    ovs_assert(cfg.prio_to_tc[5] == 5 && cfg.prio_to_tc[4] == 1);
-    ovs_assert(pfc_config_set_queue(&cfg, 8, &q, &err) == EINVAL);
-    ovs_assert(strstr(err, "traffic classes 0 to 7"));
-    free(err);
-    smap_replace(&q, "priorities", "9");
-    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
-    ovs_assert(strstr(err, "priorities"));
-    free(err);
-    smap_clear(&q);
-    smap_add(&q, "min-rate", "1");
-    ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
-    ovs_assert(strstr(err, "min-rate is not a key"));
-    free(err);
-    pfc_config_clear_queue(&cfg, 1);
-    ovs_assert(cfg.prio_to_tc[3] == 3 && cfg.prio_to_tc[4] == 4);
-    smap_destroy(&q);
+    test_config_queue();
 
     /* Round trip through pfc_config_to_smap(). */
     {

@@ -1885,8 +1885,15 @@ class Bench:
                 "p99 <= %d ns" % target, "-", "INCONCLUSIVE")
 
     def table(self):
+        """The result table: rows of (figure, measured, target, A/A,
+        verdict)."""
+        return self.cost_rows() + self.latency_rows() + self.info_rows()
+
+    def cost_rows(self):
+        """Rows of the cost ratios: b/a, trust b/a, ETS, ECN, 2 PMDs,
+        c/b."""
         R = self.results
-        rows = []   # (figure, measured, target, A/A, verdict)
+        rows = []
 
         ba = R.get("b/a")
         if ba:
@@ -1972,7 +1979,11 @@ class Bench:
                 ">= %.2f" % TARGET_CB, fmt_ratio(cb["ctrl"]),
                 self.verdict(cb["ratio"], cb["ratio"] >= TARGET_CB,
                              cb["ctrl"], cb["ratio"], TARGET_CB)))
+        return rows
 
+    def latency_rows(self):
+        """Rows of the USDT latencies, or why they were not measured."""
+        rows = []
         U = self.usdt_results
         reason = self.usdt_reason or NOT_MEASURED_USDT
         checked = [r for r in U.values() if r.get("checked")]
@@ -2045,7 +2056,12 @@ class Bench:
         rows.append(self.lat_row(
             "XOFF generation p99", U.get("latency"), "xoff", TARGET_XOFF_NS,
             "samples", "no XOFF traced", reason))
+        return rows
 
+    def info_rows(self):
+        """Rows for information: PFC ports vs plain, held packets, memory."""
+        R = self.results
+        rows = []
         for k in (1, 2, 4, 8):
             s = R.get("ports=%d" % k)
             if s:
@@ -2178,6 +2194,22 @@ class Bench:
         log("run took %.0f s" % (time.monotonic() - self.t_start))
         self.print_table(rows)
         print()
+        self.print_notes()
+        self.print_details()
+        print("Plot: %s" % self.a.png)
+        with open(self.a.json, "w") as f:
+            json.dump({"results": self.results, "table": rows,
+                       "stalls": self.stalls, "tsc_hz": self.hz,
+                       "usdt": self.usdt_results,
+                       "usdt_reason": self.usdt_reason},
+                      f, indent=1,
+                      default=str)
+        print("Raw results: %s" % self.a.json)
+        self.perf_report()
+
+    def print_notes(self):
+        """How to read the table: the estimators, the controls, the noise
+        and the stalls of the machine."""
         print("Ratios are throughput ratios, the median over %d alternating "
               "~%.0f s windows of X_i / sqrt(R_i * R_i+1) (R: reference "
               "windows either side)." % (self.a.runs, self.window_s))
@@ -2224,6 +2256,11 @@ class Bench:
                   % (st["cpu"], st["per_s_2us"], st["per_s_5us"],
                      st["median_ns"] / 1000, st["lost_share"] * 100,
                      st["late_2us_share"] * 100))
+
+    def print_details(self):
+        """What the table summarizes: late pause ends per length, first
+        decisions, early releases, the 2-PMD phase, c windows and the pcap
+        sink's poll."""
         pe = self.usdt_results.get("pause-end", {}).get("blocks")
         if pe:
             print("Late end of a pause per length (unpause TSC minus the "
@@ -2308,16 +2345,6 @@ class Bench:
                 print("Estimated without that poll (cycles ratio, minus "
                       "%.0f cyc/pkt each side; not a verdict): %s."
                       % (o, ", ".join(est)))
-        print("Plot: %s" % self.a.png)
-        with open(self.a.json, "w") as f:
-            json.dump({"results": self.results, "table": rows,
-                       "stalls": self.stalls, "tsc_hz": self.hz,
-                       "usdt": self.usdt_results,
-                       "usdt_reason": self.usdt_reason},
-                      f, indent=1,
-                      default=str)
-        print("Raw results: %s" % self.a.json)
-        self.perf_report()
 
 
 def cmd_run(args):
