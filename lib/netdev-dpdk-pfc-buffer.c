@@ -253,7 +253,7 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     }
     h->lossy = !in || !pfc_port_pg_params(in, h->prio, &p);
     if (h->lossy) {
-        if (pfc_buf_batch_refuses(b, tc)) {
+        if ((b->lossy_full >> tc) & 1) {
             return PFC_BUF_DROP_EGRESS;
         }
         pfc_buf_class_occupancy(pfc, tc, &eg);

@@ -59,13 +59,14 @@
 
 /* The ingress priority that a packet carries from the port it arrived on to
  * every egress (lib/pfc-classify.h): one octet in a registered mbuf dynamic
- * field, PFC_MARK_VALID | priority, with the flags below.  The receive path of every DPDK port
- * writes it (netdev_dpdk_pfc_rx(), netdev_dpdk_pfc_vhost_rx()); copies of
- * the packet keep it; a packet that no DPDK port received (an internal or
- * tap port, or one that OVS itself made) has none, and is classified at the
- * egress by the PCP of its outer tag, or as priority 0 untagged.
- * 'pfc_mark_offset' is the field's offset in struct rte_mbuf, or -1 if its
- * registration failed (then every packet is classified at the egress). */
+ * field, PFC_MARK_VALID | priority (bits 0 to 2), with the flags below.
+ * The receive path of every DPDK port writes it (netdev_dpdk_pfc_rx(),
+ * netdev_dpdk_pfc_vhost_rx()); copies of the packet keep it; a packet that
+ * no DPDK port received (an internal or tap port, or one that OVS itself
+ * made) has none, and is classified at the egress by the PCP of its outer
+ * tag, or as priority 0 untagged.  'pfc_mark_offset' is the field's offset
+ * in struct rte_mbuf, or -1 if its registration failed (then every packet
+ * is classified at the egress). */
 #define PFC_MARK_VALID 0x80
 #define PFC_MARK_COPY 0x40      /* A copy made before the packet's last
                                  * output (dp_packet_clone()): see
@@ -754,15 +755,6 @@ struct pfc_buf_batch {
                                  * the batch are refused without reading
                                  * its occupancy again. */
 };
-
-/* Returns true if admission refuses, without reading occupancy, a lossy
- * packet of traffic class 'tc' (0..7) in the batch 'b': the class refused
- * one already (struct pfc_buf_batch). */
-static inline bool
-pfc_buf_batch_refuses(const struct pfc_buf_batch *b, int tc)
-{
-    return (b->lossy_full >> tc) & 1;
-}
 
 enum pfc_buf_verdict pfc_buf_txq_admit(const struct netdev_dpdk_pfc *,
                                        struct pfc_txq *,

@@ -385,7 +385,11 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     enum pfc_buf_verdict v;
     struct pfc_held h;
 
+    h.pkt = m;
+    h.len = rte_pktmbuf_pkt_len(m);
+    h.prio = prio;
     h.in_port = UINT16_MAX;
+    h.lossy = true;
     if (m->port < PFC_N_PORTS && pfc_mbuf_maybe_lossless(m)) {
         bool active;
 
@@ -394,13 +398,6 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
             h.in_port = m->port;
         }
     }
-    if (h.in_port == UINT16_MAX && pfc_buf_batch_refuses(b, tc)) {
-        return false;           /* Lossy, and its class is full. */
-    }
-    h.pkt = m;
-    h.len = rte_pktmbuf_pkt_len(m);
-    h.prio = prio;
-    h.lossy = true;
     v = pfc_buf_txq_admit(pfc, t, q, &h, b, pfc_mbuf_is_copy(m));
     if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
         return false;           /* The caller drops 'm'. */
