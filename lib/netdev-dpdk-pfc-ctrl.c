@@ -105,6 +105,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     rte_spinlock_lock(&port->lock);
     due = pfc_xoff_run(&port->buf.xoff, &pfc_bound(pfc)->xparams, pg, free,
                        now, &frame);
+    pfc_port_note_flush(port);
     mac = port->mac;
     rte_spinlock_unlock(&port->lock);
     if (!due) {
@@ -134,6 +135,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
                 }
             }
         }
+        pfc_port_note_flush(port);
     }
     rte_spinlock_unlock(&port->lock);
     if (m) {
@@ -173,12 +175,17 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
     uint16_t len;
 
     atomic_read_relaxed(&port->dcbx.lldp_due, &due);
-    if (!due || !mp
-        || !atomic_compare_exchange_strong(&port->dcbx.lldp_due, &due,
-                                           false)) {
+    if (!due || !mp) {
         return;
     }
     rte_spinlock_lock(&port->lock);
+    atomic_read_relaxed(&port->dcbx.lldp_due, &due);
+    if (!due) {
+        rte_spinlock_unlock(&port->lock);
+        return;                 /* Another thread took it. */
+    }
+    atomic_store_relaxed(&port->dcbx.lldp_due, false);
+    pfc_port_note_flush(port);
     len = port->dcbx.lldp_len;
     memcpy(frame, port->dcbx.lldp_frame, len);
     rte_spinlock_unlock(&port->lock);
@@ -199,6 +206,7 @@ pfc_tx_lldp(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp)
     rte_spinlock_lock(&port->lock);
     if (port->conf) {
         atomic_store_relaxed(&port->dcbx.lldp_due, true);
+        pfc_port_note_flush(port);
     }
     rte_spinlock_unlock(&port->lock);
 }

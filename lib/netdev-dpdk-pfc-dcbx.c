@@ -85,6 +85,7 @@ pfc_lldp_prepare(struct pfc_port *port, uint16_t ttl)
                                            port->dcbx.params.app_dscp
                                            ? &app : NULL);
     atomic_store_relaxed(&port->dcbx.lldp_due, port->dcbx.lldp_len != 0);
+    pfc_port_note_flush(port);
 }
 
 /* Stops DCBX on 'port': no LLDPDU is consumed, sent or applied any more.
@@ -96,6 +97,7 @@ pfc_dcbx_stop__(struct pfc_port *port)
     port->dcbx.changed = false;
     port->dcbx.state.ets_adopted = false;     /* The Queue rows' ETS again. */
     atomic_store_relaxed(&port->dcbx.lldp_due, false);
+    pfc_port_note_flush(port);
 }
 
 /* pfc_dcbx_stop__() for a port whose PFC is being removed.  Takes

@@ -37,6 +37,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_vhost.h>
 
+#include "netdev-flush.h"
 #include "ovs-atomic.h"
 #include "ovs-rcu.h"
 #include "packets.h"
@@ -424,6 +425,9 @@ struct pfc_port {
                                          * (reconfiguration, tx preparation
                                          * failure, port deletion), for
                                          * tx_dropped. */
+    bool flush_wanted;                  /* [L] Counted in
+                                         * netdev_tx_flush_want()
+                                         * (pfc_port_note_flush()). */
     atomic_uint8_t down;                /* NETDEV_PFC_DOWN_* bits: the port is
                                          * down, administratively or its link,
                                          * and PFC holds nothing for it
@@ -476,6 +480,8 @@ struct pfc_txq {
     uint32_t n_held;                /* Packets in all of q[]. */
     bool high_noted;                /* Tx queue 63 or up, counted in its
                                      * object's n_high_holding. */
+    bool flush_wanted;              /* Holds packets: counted in
+                                     * netdev_tx_flush_want(). */
     uint8_t nonempty;               /* Traffic classes with packets in q[],
                                      * one bit per class. */
     bool requeue;                   /* The main thread is moving what q[]
@@ -887,6 +893,49 @@ pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
     }
 }
 
+/* Counts 'port' in netdev_tx_flush_want() while a flush has work on it
+ * other than held packets: an XOFF in force (its refresh, or the XON that
+ * ends it), a storm (the watchdog checks every iteration), or an LLDPDU to
+ * send.  An XOFF becomes due only while packets are held, which their tx
+ * queues count (pfc_txq_note_flush()).  Called after each change of
+ * buf.xoff.asserted, wd.stormed and dcbx.lldp_due, all made under
+ * port->lock.  The caller holds port->lock. */
+static inline void
+pfc_port_note_flush(struct pfc_port *port)
+{
+    uint8_t stormed;
+    bool due, want;
+
+    atomic_read_relaxed(&port->wd.stormed, &stormed);
+    atomic_read_relaxed(&port->dcbx.lldp_due, &due);
+    want = port->buf.xoff.asserted || stormed || due;
+    if (want != port->flush_wanted) {
+        port->flush_wanted = want;
+        netdev_tx_flush_want(want);
+    }
+}
+
+/* Counts tx queue 't' in netdev_tx_flush_want() while it holds packets, so
+ * that PMD threads look for PFC work (netdev_dpdk_pfc_tx_flush_pending())
+ * while it does.  With 'gone', 't' is being destroyed: the count ends.
+ * The caller holds t->lock, or owns 't'. */
+static inline void
+pfc_txq_note_flush__(struct pfc_txq *t, bool gone)
+{
+    bool want = t->n_held && !gone;
+
+    if (want != t->flush_wanted) {
+        t->flush_wanted = want;
+        netdev_tx_flush_want(want);
+    }
+}
+
+static inline void
+pfc_txq_note_flush(struct pfc_txq *t)
+{
+    pfc_txq_note_flush__(t, false);
+}
+
 /* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets.  Bit
  * 63 stands for tx queues 63 and up: it is set while any of them holds
  * (pfc->n_high_holding), and cleared once none does.  The caller holds
@@ -899,6 +948,7 @@ pfc_note_holding(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
     uint64_t orig;
     uint32_t n;
 
+    pfc_txq_note_flush(t);
     if (qid < 63) {
         if (t->n_held) {
             atomic_read_relaxed(&pfc->holding, &orig);

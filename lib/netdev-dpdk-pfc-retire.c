@@ -269,6 +269,7 @@ pfc_finish_xon(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp,
     memset(zero, 0, sizeof zero);
     rte_spinlock_lock(&port->lock);
     due = pfc_xoff_run(&port->buf.xoff, &none, zero, 0, 0, &frame);
+    pfc_port_note_flush(port);
     rte_spinlock_unlock(&port->lock);
     m = due && mp ? rte_pktmbuf_alloc(mp) : NULL;
     *no_mbuf = due && !m;

@@ -1454,6 +1454,7 @@ pfc_unixctl_buffer(struct unixctl_conn *conn, int argc, const char *argv[],
         pfc_json_int(o, "shared", shared);
         pfc_json_int(o, "taken_by_tx_queues", used);
         pfc_json_int(o, "free", free);
+        pfc_json_int(o, "flush_reasons", netdev_tx_flush_reasons());
         json_object_put(o, "ports", ports);
         pfc_unixctl_reply_json(conn, o);
     } else {

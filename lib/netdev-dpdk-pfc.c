@@ -924,6 +924,7 @@ pfc_txq_destroy(struct pfc_txq *t, struct pfc_txq_totals *sum)
         pfc_holdq_destroy(q);
     }
     pfc_buf_txq_give_cache(t);
+    pfc_txq_note_flush__(t, true);
     if (sum) {
         uint64_t d;
 
@@ -1040,6 +1041,7 @@ pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
     uint32_t n_high = 0;
 
     for (int i = 0; i < n; i++) {
+        pfc_txq_note_flush(&txq[i]);
         if (txq[i].n_held) {
             holding |= UINT64_C(1) << MIN(i, 63);
             if (i >= 63) {

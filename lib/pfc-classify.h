@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "compiler.h"
 
 struct ds;
 
@@ -116,10 +117,11 @@ pfc_frame_dscp(const uint8_t *data, size_t len)
  * default map, DSCP / 8, computed without a table) gives the Ethernet
  * frame of 'len' octets at 'data' (see the trust modes above).  The common
  * frames, untagged IPv4 under trust=dscp and any frame of one tag or none
- * under trust=pcp, take a few loads.  Inline, with the rule in scalars: the
- * receive path calls it for every packet, and keeps them in registers
- * while it writes each packet's mark. */
-static inline int
+ * under trust=pcp, take a few loads.  Always inline, with the rule in
+ * scalars: the receive path calls it for every packet, with 'trust'
+ * constant in each of its loops, and keeps the rest in registers while it
+ * writes each packet's mark. */
+static inline int ALWAYS_INLINE
 pfc_classify__(int trust, int def, const uint8_t map[PFC_N_DSCP],
                const uint8_t *data, size_t len)
 {
