@@ -74,6 +74,11 @@ EOF2
     requeue_send "$conf"
     held=$(held_p3)
     check "p3 packets held at dpdk-b" "${held:-0}" -ge 50000
+    # A tx queue that holds is a reason for PMD threads to flush.
+    check "reasons for deferred work while dpdk-b holds (flush_reasons)" \
+        "$(pfc_appctl pfc/buffer --json | python3 -c \
+           'import json, sys; print(json.load(sys.stdin)["flush_reasons"])')" \
+        -ge 1
 
     pfc_vsctl -- --id=@q1 create Queue other_config:priorities=1,3 \
         -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:1=@q1 \

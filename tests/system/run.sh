@@ -347,6 +347,12 @@ test_lossless() {
     check "shared cells taken by tx queues once nothing is held" \
         "$(pfc_appctl pfc/buffer \
            | sed -n 's/.* (\([0-9]*\) taken by tx queues.*/\1/p')" -eq 0
+    # Nor is any reason for PMD threads to look for deferred work left:
+    # no tx queue holds, no XOFF is in force (the XON was sent).
+    check "reasons for deferred work once nothing is held (flush_reasons)" \
+        "$(pfc_appctl pfc/buffer --json | python3 -c \
+           'import json, sys; print(json.load(sys.stdin)["flush_reasons"])')" \
+        -eq 0
     [ "$FAILS" -eq 0 ]
 }
 
