@@ -301,10 +301,15 @@ pfc_requeue(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg)
                            pfc_class_slots(cfg, tc));
         }
     }
+    /* While packets are set aside, their cells stay charged with no tx
+     * queue counting them: the requeue itself is a reason to flush, so
+     * that an XOFF that they make due is sent meanwhile. */
+    netdev_tx_flush_want(true);
     uint64_t locked = pfc_requeue_detach(pfc, cfg, rq, empty);
 
     free(empty);
     pfc_requeue_finish(pfc, rq, pfc, locked);
+    netdev_tx_flush_want(false);
 }
 
 /* Moves the packets held by 'old' into 'new', which replaces it as the QoS
@@ -328,6 +333,7 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
     }
     uint64_t locked;
 
+    netdev_tx_flush_want(true);     /* As in pfc_requeue(). */
     pfc_txqs_lock(old);
     locked = rte_get_tsc_cycles();
     for (int i = 0; i < old->n_txq; i++) {
@@ -361,6 +367,7 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
     locked = rte_get_tsc_cycles() - locked;
     pfc_txqs_unlock(old);
     pfc_requeue_finish(new, rq, old, locked);
+    netdev_tx_flush_want(false);
 }
 
 /* Frees the 'n' packets held in the class queues 'q', which were set aside
@@ -420,6 +427,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
     size_t moved = 0;
 
     *freed = 0;
+    netdev_tx_flush_want(true);     /* As in pfc_requeue(). */
     memset(&rq, 0, sizeof rq);
     rq.old = xcalloc(2, sizeof *rq.old);
     memset(empty, 0, sizeof empty);
@@ -489,6 +497,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
         }
     }
     free(rq.old);
+    netdev_tx_flush_want(false);
     if (moved || *freed) {
         VLOG_INFO("%s: the guest disabled queue pair %d: %"PRIuSIZE" held "
                   "packets moved to queue pair %d, %"PRIuSIZE" freed (hold "
