@@ -897,18 +897,20 @@ pfc_txq_count_held(struct pfc_txq *t, const struct pfc_held *h, int sign)
  * other than held packets: an XOFF in force (its refresh, or the XON that
  * ends it), a storm (the watchdog checks every iteration), or an LLDPDU to
  * send.  An XOFF becomes due only while packets are held, which their tx
- * queues count (pfc_txq_note_flush()).  Called after each change of
- * buf.xoff.asserted, wd.stormed and dcbx.lldp_due, all made under
- * port->lock.  The caller holds port->lock. */
+ * queues count (pfc_txq_note_flush()).  A port that is down has no such
+ * work (netdev_dpdk_pfc_tx_flush_pending()): it sends nothing.  Called
+ * after each change of buf.xoff.asserted, wd.stormed, dcbx.lldp_due and
+ * 'down', all made under port->lock.  The caller holds port->lock. */
 static inline void
 pfc_port_note_flush(struct pfc_port *port)
 {
-    uint8_t stormed;
+    uint8_t stormed, down;
     bool due, want;
 
     atomic_read_relaxed(&port->wd.stormed, &stormed);
     atomic_read_relaxed(&port->dcbx.lldp_due, &due);
-    want = port->buf.xoff.asserted || stormed || due;
+    atomic_read_relaxed(&port->down, &down);
+    want = !down && (port->buf.xoff.asserted || stormed || due);
     if (want != port->flush_wanted) {
         port->flush_wanted = want;
         netdev_tx_flush_want(want);

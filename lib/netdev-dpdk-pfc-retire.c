@@ -438,6 +438,7 @@ netdev_dpdk_pfc_port_down(uint16_t port_id, uint8_t why, bool down)
     rte_spinlock_lock(&port->lock);
     atomic_store_relaxed(&port->down, new);
     pfc_port_bump_gen(port);            /* Transmit threads look again. */
+    pfc_port_note_flush(port);
     rte_spinlock_unlock(&port->lock);
     atomic_read_relaxed(&port->active, &active);
     if (active && !old != !new) {

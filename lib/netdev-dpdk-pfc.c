@@ -1064,6 +1064,7 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
 {
     struct pfc_txq_totals sum;
     struct pfc_port *port = pfc->port;
+    uint8_t storm_detected, storm_over = 0;
     uint64_t n_freed = 0;
 
     if (port) {
@@ -1076,8 +1077,24 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
             atomic_store_relaxed(&port->buf.pub, 0);
             atomic_store_relaxed(&port->buf.reserved, 0);
             pfc_dcbx_stop__(port);
+            /* Nothing is owed without PFC, so that no reason for deferred
+             * work stays counted: an XOFF still in force (PFC was removed
+             * while the link was down) ends with the partner's timer, and
+             * a storm in progress ends, counted as restored, as it does
+             * when the watchdog is turned off (pfc_wd_run()). */
+            struct pfc_wd_params off = port->wd.params;
+
+            pfc_xoff_init(&port->buf.xoff);
+            off.detect_ticks = 0;
+            pfc_wd_run(&port->wd.state, &off, 0, 0, rte_get_tsc_cycles(),
+                       &storm_detected, &storm_over);
+            pfc_wd_publish(port);
         }
         rte_spinlock_unlock(&port->lock);
+        if (storm_over) {
+            VLOG_INFO("%s: PFC removed: storm on priorities 0x%02x over",
+                      port->name, storm_over);
+        }
         pfc_pool_resize();
     }
     memset(&sum, 0, sizeof sum);
@@ -1283,9 +1300,10 @@ netdev_dpdk_pfc_port_destruct(uint16_t port_id)
         netdev_dpdk_pfc_ports_init();
         rte_spinlock_lock(&port->lock);
         port->dead = true;
-        rte_spinlock_unlock(&port->lock);
         /* For the id's next port. */
         atomic_store_relaxed(&port->down, 0);
+        pfc_port_note_flush(port);
+        rte_spinlock_unlock(&port->lock);
         port->hw.nic_saved = false;
         port->hw.allmulti_by_pfc = false;
         pfc_port_wm_reset(port);

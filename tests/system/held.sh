@@ -285,6 +285,40 @@ test_down_releases() {
     [ "$FAILS" -eq 0 ]
 }
 
+# An XOFF in force when its port goes down.  dpdk-a asserts XOFF for p3
+# (held_behind_xoff) and is taken down; then B's pause of dpdk-b runs out
+# and the 100 held there leave, so dpdk-a's group falls below its XON
+# threshold.  A port that is down sends nothing, so it owes that XON with
+# no reason for deferred work counted meanwhile (flush_reasons 0).  Up
+# again, it sends A the XON.
+test_down_xoff() {
+    local pcap lines
+    held_behind_xoff 4000 a.pcap || return 1
+    pcap=$PFC_TMP/a.pcap
+    xoff_p3() { pfc_show dpdk-a | awk '$1 == "p3" { print $9 }'; }
+    run_or_fail "dpdk-a asserts XOFF for p3" test "$(xoff_p3)" = yes
+    pfc_ofctl mod-port br0 dpdk-a down || FAILS=$((FAILS + 1))
+    pfc_stop_pid "$PAUSE_PID"
+    wait_held 0 || FAILS=$((FAILS + 1))
+    wait_flush_reasons 0 || FAILS=$((FAILS + 1))
+    run_or_fail "dpdk-a, down, still owes the XON for p3" test "$(xoff_p3)" = yes
+
+    pfc_ofctl mod-port br0 dpdk-a up || FAILS=$((FAILS + 1))
+    wait_flush_reasons 0 || FAILS=$((FAILS + 1))
+    run_or_fail "dpdk-a, up again, sent the XON for p3" test "$(xoff_p3)" = no
+    sleep 0.5
+    pfc_tshark_stop
+    lines=$(pfc_tshark_pfc "$pcap")
+    pfc_log "tshark: PFC frames captured in A:"
+    pfc_log "$lines"
+    # Fields: 1 time, ..., 9 e[3], ..., 17 time[3].
+    check "tshark: XOFF frames for p3 from dpdk-a" \
+        "$(awk '$9 == 1 && $17 > 0' <<<"$lines" | wc -l)" -ge 1
+    check "tshark: the last PFC frame is an XON for p3 (time[3] of last)" \
+        "$(tail -1 <<<"$lines" | awk '{print $17}')" -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
 # pmd-maxsleep does not delay PFC.  With pmd-maxsleep=10000 (10 ms), dpdk-a
 # at link-speed=10G keeps A in XOFF while B pauses dpdk-b and 100 p3 frames
 # from A are held there: each XOFF lasts 65535 quanta, 3.36 ms at 10 Gb/s,

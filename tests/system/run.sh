@@ -39,12 +39,13 @@
 # Licensed under the Apache License, Version 2.0.
 
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
-       not_forwarded reconfig_held remove_held down_releases maxsleep_refresh remap_held hold_full tso_held
+       not_forwarded reconfig_held remove_held down_releases down_xoff maxsleep_refresh remap_held hold_full tso_held
        copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        multicore_ctrl
        rxq_second mac_control_queue mac_control_queue_rx_steering
-       watchdog_drop watchdog_forward watchdog_no_false_alarm
+       watchdog_drop watchdog_forward watchdog_removed
+       watchdog_no_false_alarm
        watchdog_alert_xon_storm watchdog_detection_time
        vhost_stalled_guest vhost_stalled_guest_client vhost_paused_uplink
        vhost_paused_uplink_client vhost_stuck_guest vhost_queue_disabled
@@ -350,9 +351,7 @@ test_lossless() {
     # Nor is any reason for PMD threads to look for deferred work left:
     # no tx queue holds, no XOFF is in force (the XON was sent).
     check "reasons for deferred work once nothing is held (flush_reasons)" \
-        "$(pfc_appctl pfc/buffer --json | python3 -c \
-           'import json, sys; print(json.load(sys.stdin)["flush_reasons"])')" \
-        -eq 0
+        "$(flush_reasons)" -eq 0
     [ "$FAILS" -eq 0 ]
 }
 

@@ -90,6 +90,25 @@ wait_held() {
     return 1
 }
 
+# flush_reasons: how many reasons for deferred work the switch counts now
+# (pfc/buffer --json): while it is 0, PMD threads ask no port for any.
+flush_reasons() {
+    pfc_appctl pfc/buffer --json | python3 -c \
+        'import json, sys; print(json.load(sys.stdin)["flush_reasons"])'
+}
+
+# wait_flush_reasons N: waits up to 5 s for flush_reasons to be N; returns 1,
+# with a line in the log, if it never is.
+wait_flush_reasons() {
+    local i
+    for i in $(seq 50); do
+        [ "$(flush_reasons)" = "$1" ] && return 0
+        sleep 0.1
+    done
+    pfc_log "FAIL: $(flush_reasons) reasons for deferred work, expected $1"
+    return 1
+}
+
 # wait_pid PID SECONDS: waits up to SECONDS for background process PID to
 # end by itself, then stops it.
 wait_pid() {

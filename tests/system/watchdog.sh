@@ -140,6 +140,37 @@ test_watchdog_forward() {
     [ "$FAILS" -eq 0 ]
 }
 
+# PFC removed from a port during a storm: the storm ends with it, logged and
+# counted as restored.  No reason for deferred work stays counted for the
+# PMD threads' flush pass (flush_reasons 0 once dpdk-b has no QoS), and PFC
+# applied again, once the partner stopped, starts with every priority
+# operational.
+test_watchdog_removed() {
+    wd_storm_setup drop 4 50 || return 1
+    wait_log "PFC storm on priority 3: paused by the link partner" \
+        "storm on p3 of dpdk-b logged (WARN)"
+    check "reasons for deferred work during the storm (flush_reasons)" \
+        "$(flush_reasons)" -ge 1
+    pfc_vsctl clear Port dpdk-b qos || FAILS=$((FAILS + 1))
+    wait_flush_reasons 0 || FAILS=$((FAILS + 1))
+    wait_log "dpdk-b: PFC removed: storm on priorities 0x08 over" \
+        "the storm ended with PFC (INFO)"
+    wait_pid "$STORM_PID" 10
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M \
+        watchdog-detection-time=200 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    run_or_fail "pfc/show: p3 operational with PFC applied again" \
+        grep -q "p3: operational" <<<"$(wd_line 3)"
+    pfc_stats_refresh
+    check "dpdk-b pfc_wd_storms_restored_p3 (as detected)" \
+        "$(pfc_stat dpdk-b pfc_wd_storms_restored_p3)" -eq \
+        "$(pfc_stat dpdk-b pfc_wd_storms_detected_p3)"
+    check "reasons for deferred work with PFC applied again, idle" \
+        "$(flush_reasons)" -eq 0
+    pfc_stop_pid "$RECV_PID"
+    [ "$FAILS" -eq 0 ]
+}
+
 # No false alarm: pauses shorter than the detection time, ended by XON, with
 # p3 packets held each time, never make a storm, and neither does a partner
 # that pauses and releases 100 times a second; everything held is delivered
