@@ -583,6 +583,12 @@ struct netdev_dpdk_pfc {
                                      * hold packets; bit 63 while any of
                                      * tx queues 63 and up does. */
     atomic_uint32_t n_high_holding; /* Tx queues 63 and up that hold. */
+    /* The quiet of the flush pass (struct pfc_quiet, lib/pfc-send.h),
+     * noted under the lock of the one tx queue that holds
+     * (pfc_quiet_note()), read lock-free. */
+    atomic_uint64_t quiet_until;
+    atomic_uint64_t quiet_gen;
+    atomic_uint64_t quiet_holding;
 
     /* ETS (lib/pfc-ets.h). */
     struct pfc_ets_params ets;      /* In force: written with every
@@ -936,6 +942,19 @@ static inline void
 pfc_txq_note_flush(struct pfc_txq *t)
 {
     pfc_txq_note_flush__(t, false);
+}
+
+/* Ends the quiet of 'pfc' (pfc_quiet_note()): a flush may have work on what
+ * its tx queues hold.  Any thread. */
+static inline void
+pfc_quiet_end(struct netdev_dpdk_pfc *pfc)
+{
+    uint64_t until;
+
+    atomic_read_relaxed(&pfc->quiet_until, &until);
+    if (until) {
+        atomic_store_relaxed(&pfc->quiet_until, 0);
+    }
 }
 
 /* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets.  Bit

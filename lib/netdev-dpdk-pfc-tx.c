@@ -35,6 +35,7 @@
 #include <rte_vhost.h>
 
 #include "dp-packet.h"
+#include "netdev.h"
 #include "openvswitch/usdt-probes.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
@@ -248,10 +249,60 @@ pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
             && !pfc_control_pending(pfc, now));
 }
 
+/* Notes the quiet of 'pfc' (struct pfc_quiet, lib/pfc-send.h) for
+ * pfc_tx_flush(), which found its tx queue 't' settled
+ * (pfc_txq_settled()), if 't' is the only one that holds.  The caller holds
+ * t->lock. */
+static void
+pfc_quiet_note(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
+{
+    int qid = t - pfc->txq;
+    uint64_t holding, next;
+
+    atomic_read_relaxed(&pfc->holding, &holding);
+    if (qid >= 63 || holding != UINT64_C(1) << qid) {
+        return;
+    }
+    atomic_read_relaxed(&pfc->port->wd.next_check, &next);
+    /* 0 first, so that a reader never takes the new end with the old
+     * generation or bitmap. */
+    atomic_store_relaxed(&pfc->quiet_until, 0);
+    atomic_store_relaxed(&pfc->quiet_gen, t->blocked_gen);
+    atomic_store_relaxed(&pfc->quiet_holding, holding);
+    atomic_store_explicit(&pfc->quiet_until,
+                          pfc_quiet_until(t->blocked_until, next),
+                          memory_order_release);
+}
+
+/* Returns true if the quiet of 'pfc', whose tx queues hold packets as
+ * 'holding' says, holds (pfc_quiet_holds()) at TSC '*now', which it reads
+ * if 0.  Lock-free; a stale answer only defers a flush. */
+static inline bool
+pfc_quiet(const struct netdev_dpdk_pfc *pfc, uint64_t holding, uint64_t *now)
+{
+    struct netdev_dpdk_pfc *p = CONST_CAST(struct netdev_dpdk_pfc *, pfc);
+    struct pfc_quiet q;
+    uint64_t gen;
+
+    atomic_read_explicit(&p->quiet_until, &q.until, memory_order_acquire);
+    if (!q.until) {
+        return false;
+    }
+    atomic_read_relaxed(&p->quiet_gen, &q.gen);
+    atomic_read_relaxed(&p->quiet_holding, &q.holding);
+    atomic_read_explicit(&pfc->port->rx.pause_gen, &gen,
+                         memory_order_acquire);
+    if (!*now) {
+        *now = rte_get_tsc_cycles();
+    }
+    return pfc_quiet_holds(&q, gen, holding, *now);
+}
+
 /* Returns true if netdev_dpdk_pfc_tx_flush() has work on 'pfc': a tx queue
- * holds packets, or a PFC frame may be due.  Lock-free and cheap, for the
- * PMD loop (netdev 'tx_flush_pending'): a few loads.  Reads are racy: a stale
- * answer only defers the work by one iteration. */
+ * holds packets, unless they are quiet (pfc_quiet()), or a PFC frame may be
+ * due.  Lock-free and cheap, for the PMD loop (netdev 'tx_flush_pending'): a
+ * few loads, and the TSC while something is held or an XOFF is in force.
+ * Reads are racy: a stale answer only defers the work by one iteration. */
 bool
 netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
 {
@@ -263,7 +314,11 @@ netdev_dpdk_pfc_tx_flush_pending(struct netdev_dpdk_pfc *pfc)
     }
     atomic_read_relaxed(&pfc->holding, &holding);
     if (holding) {
-        return true;            /* To send them, or to free them if down. */
+        /* The thread stays awake to see the quiet end. */
+        netdev_pmd_stay_awake();
+        if (!pfc_quiet(pfc, holding, &now)) {
+            return true;        /* To send them, or to free them if down. */
+        }
     }
     atomic_read_relaxed(&pfc->port->wd.stormed, &stormed);
     if (OVS_LIKELY(!stormed && !pfc_control_pending(pfc, &now))) {
@@ -322,6 +377,7 @@ pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     struct pfc_wd_events ev;
     uint64_t holding;
     struct pfc_txq *t;
+    bool settled;
     uint8_t down;
 
     atomic_read_relaxed(&pfc->port->down, &down);
@@ -333,12 +389,16 @@ pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     if (!live) {
         return;
     }
-    if (!pfc_txq_settled(live, t, &now)) {
+    settled = pfc_txq_settled(live, t, &now);
+    if (!settled) {
         pfc_service(live, t, mp, vid, now);
     } else {
         atomic_store_relaxed(&t->serviced, now);
     }
     pfc_wd_check(live, now, &ev);
+    if (settled) {
+        pfc_quiet_note(live, t);
+    }
     rte_spinlock_unlock(&t->lock);
     if (OVS_UNLIKELY(ev.detected | ev.restored)) {
         pfc_wd_log(&ev);
@@ -410,6 +470,9 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     }
     ovs_assert(pfc_holdq_append(q, &h));
     t->nonempty |= 1u << tc;
+    if (!(t->blocked & (1u << tc))) {
+        pfc_quiet_end(pfc);     /* It may leave at the next flush. */
+    }
 #ifdef HAVE_USDT_PROBES
     if (v == PFC_BUF_HEADROOM && h.in_port != UINT16_MAX) {
         /* Reported by the probe "tx_frame" of the XOFF that follows, so
@@ -634,6 +697,13 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 
         switch ((enum pfc_send_verdict) verdicts[prio]) {
         case PFC_SEND_HOLD:
+            if ((s->batch.lossy_full >> f->prio_to_tc[prio]) & 1
+                && !pfc_mbuf_maybe_lossless(m)) {
+                /* Refused as admission would (pfc_buf_txq_admit()): its
+                 * class refused a lossy packet of this batch. */
+                s->drops[prio]++;
+                break;
+            }
             if (pfc_send_hold(pfc, t, m, prio, now, s)) {
                 continue;
             }
@@ -957,6 +1027,7 @@ pfc_txqs_lock(struct netdev_dpdk_pfc *pfc)
     for (int i = 0; i < pfc->n_txq; i++) {
         rte_spinlock_lock(&pfc->txq[i].lock);
     }
+    pfc_quiet_end(pfc);         /* What the caller changes may end it. */
 }
 
 /* Unlocks every tx queue of 'pfc', in the reverse order. */

@@ -167,4 +167,52 @@ pfc_send_decide(const struct pfc_send_facts *f, uint64_t bytes,
 void pfc_send_refused(const struct pfc_send_facts *,
                       uint8_t verdicts[PFC_N_PRIOS]);
 
+/* The quiet of the flush pass.  A PMD thread flushes each PFC port it may
+ * send to once per iteration, after its rx polls, while the port holds
+ * packets: to send those whose class may send again, even when nothing new
+ * is sent.  A flush that finds that none may (every class that holds is
+ * blocked by a pause, and nothing else is due) notes a quiet: the facts
+ * that made it so.  The flushes that follow skip the port while those
+ * facts stand, which saves the tx queue's lock and service on every
+ * iteration of a long pause.  The quiet ends at the first of:
+ *
+ *   - 'until': the earliest expiry, at which some pause that blocks a class
+ *     that holds may end (a pause never ends earlier, lib/pfc.h), or the
+ *     port's next watchdog check (lib/pfc-wd.h), if sooner;
+ *   - a new pause generation of the port ('gen'): a PFC frame read, the
+ *     port down or up, a watchdog verdict;
+ *   - another set of tx queues that hold ('holding', bit qid);
+ *   - an explicit end: a packet held in a class that may send, a
+ *     reconfiguration.
+ *
+ * A skipped flush could only have found what the noting one found, so a
+ * held packet leaves neither earlier nor later than without the quiet.
+ * The PFC frames that a port sends (XOFF, XON, LLDPDUs) are decided apart
+ * from the quiet, on every pass. */
+struct pfc_quiet {
+    uint64_t until;             /* TSC; 0: no quiet. */
+    uint64_t gen;               /* The port's pause generation. */
+    uint64_t holding;           /* The tx queues that hold, bit qid. */
+};
+
+/* Returns the end of a quiet noted by a flush that found the classes that
+ * hold blocked until TSC 'blocked_until' at the earliest, on a port whose
+ * next watchdog check is at TSC 'next_check'. */
+static inline uint64_t
+pfc_quiet_until(uint64_t blocked_until, uint64_t next_check)
+{
+    return blocked_until < next_check ? blocked_until : next_check;
+}
+
+/* Returns true if the quiet 'q' holds at TSC 'now' for a port whose pause
+ * generation is 'gen' and whose tx queues that hold are 'holding': a flush
+ * may skip the port. */
+static inline bool
+pfc_quiet_holds(const struct pfc_quiet *q, uint64_t gen, uint64_t holding,
+                uint64_t now)
+{
+    return q->until && now < q->until && gen == q->gen
+           && holding == q->holding;
+}
+
 #endif /* pfc-send.h */
