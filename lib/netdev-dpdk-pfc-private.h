@@ -302,6 +302,8 @@ struct pfc_port_wd {
     struct pfc_wd state;                /* [L] */
     struct pfc_wd_params params;        /* [L] From the QoS in force. */
     atomic_uint64_t next_check;         /* TSC of the next check. */
+    atomic_bool watching;               /* params.detect_ticks is not 0: a
+                                         * quiet ends at the next check. */
     atomic_uint8_t ignored;             /* pfc_wd_ignored() and */
     atomic_uint8_t dropped;             /* pfc_wd_dropped(), published for
                                          * lock-free reads; a change bumps
@@ -395,6 +397,25 @@ struct pfc_port_ecn {
  * update: never across a driver call, an allocation or a log.  Members not
  * marked [L] are atomics, read without a lock, or written by one thread
  * only, as noted. */
+/* The quiet of the flush pass (struct pfc_quiet, lib/pfc-send.h) of the QoS
+ * object in force on a port: noted under the lock of the one tx queue that
+ * holds (pfc_quiet_note()), read and ended lock-free (pfc_quiet_end()).
+ * While 'off', the reason for deferred work that the tx queue counts
+ * (pfc_txq_note_flush()) is taken off netdev_tx_flush_want()'s count, so
+ * that the PMD threads' flush pass, which runs while the count is not 0,
+ * asks no port for its sake.  The end of the quiet puts it back: a change
+ * of pause_gen (pfc_port_bump_gen()), a poll of the port's rx queues at or
+ * after 'until' (pfc_quiet_expire()), the tx queue that stops holding, a
+ * held packet that may leave, a reconfiguration; and, should the port's rx
+ * queues not be polled, the main thread (netdev_dpdk_pfc_run()). */
+struct pfc_port_quiet {
+    atomic_uint64_t until;              /* TSC; 0: no quiet. */
+    atomic_uint64_t gen;                /* rx.pause_gen noted. */
+    atomic_uint64_t holding;            /* conf->holding noted. */
+    atomic_bool off;                    /* The tx queue's reason is off
+                                         * the count. */
+};
+
 struct pfc_port {
     rte_spinlock_t lock;                /* Protects the members marked [L]. */
 
@@ -453,6 +474,7 @@ struct pfc_port {
     struct pfc_port_wd wd;
     struct pfc_port_dcbx dcbx;
     struct pfc_port_vhost vhost;
+    struct pfc_port_quiet quiet;
     struct pfc_port_ets ets;
     struct pfc_port_ecn ecn;
 };
@@ -583,12 +605,6 @@ struct netdev_dpdk_pfc {
                                      * hold packets; bit 63 while any of
                                      * tx queues 63 and up does. */
     atomic_uint32_t n_high_holding; /* Tx queues 63 and up that hold. */
-    /* The quiet of the flush pass (struct pfc_quiet, lib/pfc-send.h),
-     * noted under the lock of the one tx queue that holds
-     * (pfc_quiet_note()), read lock-free. */
-    atomic_uint64_t quiet_until;
-    atomic_uint64_t quiet_gen;
-    atomic_uint64_t quiet_holding;
 
     /* ETS (lib/pfc-ets.h). */
     struct pfc_ets_params ets;      /* In force: written with every
@@ -865,15 +881,53 @@ pfc_count(atomic_uint64_t *counter, uint64_t n)
     atomic_store_relaxed(counter, v + n);
 }
 
-/* Tells transmit threads that port->rx.until[] changed (pause_gen).  The
- * caller holds port->lock. */
+/* Ends the quiet of 'port' (struct pfc_port_quiet), if any: a flush may
+ * have work on what its tx queues hold.  Any thread.  Costs two loads if
+ * there is no quiet. */
+static inline void
+pfc_quiet_end(struct pfc_port *port)
+{
+    uint64_t until;
+    bool off;
+
+    /* Sequentially consistent, as the store of pause_gen that may precede
+     * (pfc_port_bump_gen()): see pfc_quiet_note().  Plain loads on x86. */
+    atomic_read(&port->quiet.until, &until);
+    atomic_read(&port->quiet.off, &off);
+    if (until || off) {
+        /* 'until' first: a quiet noted meanwhile either sees it or is
+         * ended here (pfc_quiet_note()). */
+        atomic_store(&port->quiet.until, 0);
+        off = atomic_exchange(&port->quiet.off, false);
+        if (off) {
+            netdev_tx_flush_want(true);
+        }
+    }
+}
+
+/* Ends the quiet of 'port' if it ended by TSC 'now': for a poll of one of
+ * the port's rx queues that began at 'now'. */
+static inline void
+pfc_quiet_expire(struct pfc_port *port, uint64_t now)
+{
+    uint64_t until;
+
+    atomic_read_relaxed(&port->quiet.until, &until);
+    if (OVS_UNLIKELY(until && now >= until)) {
+        pfc_quiet_end(port);
+    }
+}
+
+/* Tells transmit threads that port->rx.until[] changed (pause_gen), and
+ * ends the port's quiet.  The caller holds port->lock. */
 static inline void
 pfc_port_bump_gen(struct pfc_port *port)
 {
     uint64_t gen;
 
     atomic_read_relaxed(&port->rx.pause_gen, &gen);
-    atomic_store_explicit(&port->rx.pause_gen, gen + 1, memory_order_release);
+    atomic_store_explicit(&port->rx.pause_gen, gen + 1, memory_order_seq_cst);
+    pfc_quiet_end(port);
 }
 
 /* Adds 'h' to (sign > 0) or takes it off (sign < 0) the held counts of 't'.
@@ -932,6 +986,10 @@ pfc_txq_note_flush__(struct pfc_txq *t, bool gone)
 {
     bool want = t->n_held && !gone;
 
+    if (!want && t->flush_wanted && t->owner->port) {
+        /* A quiet took this reason off the count: it ends first. */
+        pfc_quiet_end(t->owner->port);
+    }
     if (want != t->flush_wanted) {
         t->flush_wanted = want;
         netdev_tx_flush_want(want);
@@ -942,19 +1000,6 @@ static inline void
 pfc_txq_note_flush(struct pfc_txq *t)
 {
     pfc_txq_note_flush__(t, false);
-}
-
-/* Ends the quiet of 'pfc' (pfc_quiet_note()): a flush may have work on what
- * its tx queues hold.  Any thread. */
-static inline void
-pfc_quiet_end(struct netdev_dpdk_pfc *pfc)
-{
-    uint64_t until;
-
-    atomic_read_relaxed(&pfc->quiet_until, &until);
-    if (until) {
-        atomic_store_relaxed(&pfc->quiet_until, 0);
-    }
 }
 
 /* Notes in pfc->holding whether tx queue 't' of 'pfc' holds packets.  Bit

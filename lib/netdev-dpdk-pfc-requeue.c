@@ -310,7 +310,9 @@ pfc_requeue(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg)
     free(empty);
     pfc_requeue_finish(pfc, rq, pfc, locked);
     netdev_tx_flush_want(false);
-    pfc_quiet_end(pfc);
+    if (pfc->port) {
+        pfc_quiet_end(pfc->port);
+    }
 }
 
 /* Moves the packets held by 'old' into 'new', which replaces it as the QoS
@@ -369,8 +371,9 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
     pfc_txqs_unlock(old);
     pfc_requeue_finish(new, rq, old, locked);
     netdev_tx_flush_want(false);
-    pfc_quiet_end(old);
-    pfc_quiet_end(new);
+    if (new->port) {
+        pfc_quiet_end(new->port);
+    }
 }
 
 /* Frees the 'n' packets held in the class queues 'q', which were set aside
@@ -501,7 +504,9 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
     }
     free(rq.old);
     netdev_tx_flush_want(false);
-    pfc_quiet_end(pfc);
+    if (pfc->port) {
+        pfc_quiet_end(pfc->port);
+    }
     if (moved || *freed) {
         VLOG_INFO("%s: the guest disabled queue pair %d: %"PRIuSIZE" held "
                   "packets moved to queue pair %d, %"PRIuSIZE" freed (hold "

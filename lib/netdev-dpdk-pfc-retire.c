@@ -139,15 +139,50 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
     return owes;
 }
 
+/* A port was quiet at the last pfc_quiets_run(). */
+static bool pfc_quiet_wanted;
+
+/* How late, in ms, the main thread ends a quiet that no poll of its port's
+ * rx queues ended (pfc_quiets_run()). */
+#define PFC_QUIET_LATE_MS 10
+
+/* Ends the quiets (struct pfc_port_quiet) that ended more than
+ * PFC_QUIET_LATE_MS ago: normally the port's next rx poll ends one, but
+ * rx queues that no PMD thread polls would leave its held packets waiting
+ * for the next packet sent to the port.  Returns true if a port is quiet.
+ * Main thread. */
+static bool
+pfc_quiets_run(void)
+{
+    uint64_t now = rte_get_tsc_cycles();
+    uint64_t late = rte_get_tsc_hz() / 1000 * PFC_QUIET_LATE_MS;
+    bool quiet = false;
+
+    for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
+        struct pfc_port *port = &pfc_ports[i];
+        uint64_t until;
+
+        atomic_read_relaxed(&port->quiet.until, &until);
+        if (until && now >= until && now - until >= late) {
+            pfc_quiet_end(port);
+        } else if (until) {
+            quiet = true;
+        }
+    }
+    return quiet;
+}
+
 /* netdev 'run' of the DPDK ethernet class, main thread: logs the ETS keys
- * that are not in force (pfc_ets_log_errors()) and runs DCBX
- * (pfc_dcbx_ports_run()).  netdev-dpdk's 'run' calls
+ * that are not in force (pfc_ets_log_errors()), runs DCBX
+ * (pfc_dcbx_ports_run()) and ends the quiets that no rx poll ended
+ * (pfc_quiets_run()).  netdev-dpdk's 'run' calls
  * netdev_dpdk_pfc_retire_run() for each QoS object being removed. */
 void
 netdev_dpdk_pfc_run(const struct netdev_class *netdev_class OVS_UNUSED)
 {
     pfc_ets_log_errors();
     pfc_dcbx_ports_run();
+    pfc_quiet_wanted = pfc_quiets_run();
 }
 
 /* netdev 'wait' of the DPDK ethernet class: wakes the main thread for
@@ -159,6 +194,9 @@ netdev_dpdk_pfc_wait(const struct netdev_class *netdev_class OVS_UNUSED)
 {
     if (netdev_dpdk_pfc_retiring()) {
         poll_timer_wait(10);    /* ms: how late removal completes. */
+    }
+    if (pfc_quiet_wanted) {
+        poll_timer_wait(PFC_QUIET_LATE_MS);
     }
     pfc_ets_wait();
     pfc_dcbx_ports_wait();

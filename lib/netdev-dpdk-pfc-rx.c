@@ -516,6 +516,8 @@ netdev_dpdk_pfc_rx(uint16_t port_id, int qid, struct rte_mbuf **pkts,
         uint32_t ring;
         uint64_t stamp;
 
+        pfc_quiet_expire(port, start);
+
         atomic_read_relaxed(&port->rx.rxq_desc, &ring);
         stamp = pfc_rxq_drain_poll(&port->rx.rxq_drain[qid], start, cnt,
                                    cnt < PFC_RX_BURST, ring);

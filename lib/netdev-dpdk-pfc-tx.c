@@ -249,49 +249,64 @@ pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
             && !pfc_control_pending(pfc, now));
 }
 
-/* Notes the quiet of 'pfc' (struct pfc_quiet, lib/pfc-send.h) for
- * pfc_tx_flush(), which found its tx queue 't' settled
- * (pfc_txq_settled()), if 't' is the only one that holds.  The caller holds
- * t->lock. */
+/* Notes the quiet of the port of 'pfc' (struct pfc_port_quiet) for
+ * pfc_tx_flush(), which found its tx queue 't' settled (pfc_txq_settled()),
+ * if 't' is the only one that holds and nothing ended the quiet since the
+ * pause state that 't' cached: then the reason for deferred work that 't'
+ * counts is taken off the count until the quiet ends.  Its end is the
+ * earliest expiry that may unblock a class of 't' (t->blocked_until) or,
+ * while the watchdog watches, its next check.  The caller holds t->lock. */
 static void
 pfc_quiet_note(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
 {
+    struct pfc_port *port = pfc->port;
     int qid = t - pfc->txq;
-    uint64_t holding, next;
+    uint64_t holding, next, gen;
+    bool watching, off;
 
     atomic_read_relaxed(&pfc->holding, &holding);
-    if (qid >= 63 || holding != UINT64_C(1) << qid) {
+    if (qid >= 63 || holding != UINT64_C(1) << qid || !t->flush_wanted) {
         return;
     }
-    atomic_read_relaxed(&pfc->port->wd.next_check, &next);
-    /* 0 first, so that a reader never takes the new end with the old
-     * generation or bitmap. */
-    atomic_store_relaxed(&pfc->quiet_until, 0);
-    atomic_store_relaxed(&pfc->quiet_gen, t->blocked_gen);
-    atomic_store_relaxed(&pfc->quiet_holding, holding);
-    atomic_store_explicit(&pfc->quiet_until,
-                          pfc_quiet_until(t->blocked_until, next),
-                          memory_order_release);
+    atomic_read_relaxed(&port->wd.watching, &watching);
+    next = UINT64_MAX;
+    if (watching) {
+        atomic_read_relaxed(&port->wd.next_check, &next);
+    }
+    /* 'off' before 'until', and 'gen' read again after it: a
+     * pfc_quiet_end() that runs meanwhile, after a change of pause_gen
+     * (pfc_port_bump_gen()) or not, either sees this quiet and ends it, or
+     * this thread sees the new generation and ends it itself. */
+    off = atomic_exchange(&port->quiet.off, true);
+    if (!off) {
+        netdev_tx_flush_want(false);
+    }
+    atomic_store_relaxed(&port->quiet.gen, t->blocked_gen);
+    atomic_store_relaxed(&port->quiet.holding, holding);
+    atomic_store(&port->quiet.until, pfc_quiet_until(t->blocked_until, next));
+    atomic_read(&port->rx.pause_gen, &gen);
+    if (gen != t->blocked_gen) {
+        pfc_quiet_end(port);
+    }
 }
 
-/* Returns true if the quiet of 'pfc', whose tx queues hold packets as
- * 'holding' says, holds (pfc_quiet_holds()) at TSC '*now', which it reads
- * if 0.  Lock-free; a stale answer only defers a flush. */
+/* Returns true if the quiet of the port of 'pfc', whose tx queues hold
+ * packets as 'holding' says, holds (pfc_quiet_holds()) at TSC '*now', which
+ * it reads if 0.  Lock-free; a stale answer only defers a flush. */
 static inline bool
 pfc_quiet(const struct netdev_dpdk_pfc *pfc, uint64_t holding, uint64_t *now)
 {
-    struct netdev_dpdk_pfc *p = CONST_CAST(struct netdev_dpdk_pfc *, pfc);
+    struct pfc_port *port = pfc->port;
     struct pfc_quiet q;
     uint64_t gen;
 
-    atomic_read_explicit(&p->quiet_until, &q.until, memory_order_acquire);
+    atomic_read_explicit(&port->quiet.until, &q.until, memory_order_acquire);
     if (!q.until) {
         return false;
     }
-    atomic_read_relaxed(&p->quiet_gen, &q.gen);
-    atomic_read_relaxed(&p->quiet_holding, &q.holding);
-    atomic_read_explicit(&pfc->port->rx.pause_gen, &gen,
-                         memory_order_acquire);
+    atomic_read_relaxed(&port->quiet.gen, &q.gen);
+    atomic_read_relaxed(&port->quiet.holding, &q.holding);
+    atomic_read_explicit(&port->rx.pause_gen, &gen, memory_order_acquire);
     if (!*now) {
         *now = rte_get_tsc_cycles();
     }
@@ -470,8 +485,11 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     }
     ovs_assert(pfc_holdq_append(q, &h));
     t->nonempty |= 1u << tc;
-    if (!(t->blocked & (1u << tc))) {
-        pfc_quiet_end(pfc);     /* It may leave at the next flush. */
+    if (!(t->blocked & (1u << tc)) || h.in_port != UINT16_MAX) {
+        /* It may leave at the next flush; or it was charged to its ingress
+         * priority group, which may now owe an XOFF: the flush pass must
+         * look at every port it sends to (pfc_control_pending()). */
+        pfc_quiet_end(pfc->port);
     }
 #ifdef HAVE_USDT_PROBES
     if (v == PFC_BUF_HEADROOM && h.in_port != UINT16_MAX) {
@@ -1027,7 +1045,9 @@ pfc_txqs_lock(struct netdev_dpdk_pfc *pfc)
     for (int i = 0; i < pfc->n_txq; i++) {
         rte_spinlock_lock(&pfc->txq[i].lock);
     }
-    pfc_quiet_end(pfc);         /* What the caller changes may end it. */
+    if (pfc->port) {
+        pfc_quiet_end(pfc->port);   /* What the caller changes may end it. */
+    }
 }
 
 /* Unlocks every tx queue of 'pfc', in the reverse order. */

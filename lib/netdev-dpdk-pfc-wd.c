@@ -54,6 +54,8 @@ pfc_wd_publish(struct pfc_port *port)
     atomic_read_relaxed(&port->wd.ignored, &old_ignored);
     atomic_read_relaxed(&port->wd.dropped, &old_dropped);
     atomic_store_relaxed(&port->wd.stormed, port->wd.state.stormed);
+    atomic_store_relaxed(&port->wd.watching,
+                         port->wd.params.detect_ticks != 0);
     pfc_port_note_flush(port);
     if (ignored != old_ignored || dropped != old_dropped) {
         atomic_store_relaxed(&port->wd.ignored, ignored);

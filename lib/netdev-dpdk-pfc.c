@@ -1055,7 +1055,9 @@ pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
     pfc->n_txq = n;
     atomic_store_relaxed(&pfc->n_high_holding, n_high);
     atomic_store_relaxed(&pfc->holding, holding);
-    pfc_quiet_end(pfc);             /* Noted on the old tx queues. */
+    if (pfc->port) {
+        pfc_quiet_end(pfc->port);   /* Noted on the old tx queues. */
+    }
 }
 
 /* Frees 'pfc'.  No thread may use it any more (the caller postponed this

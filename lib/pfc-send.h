@@ -168,27 +168,31 @@ void pfc_send_refused(const struct pfc_send_facts *,
                       uint8_t verdicts[PFC_N_PRIOS]);
 
 /* The quiet of the flush pass.  A PMD thread flushes each PFC port it may
- * send to once per iteration, after its rx polls, while the port holds
- * packets: to send those whose class may send again, even when nothing new
- * is sent.  A flush that finds that none may (every class that holds is
- * blocked by a pause, and nothing else is due) notes a quiet: the facts
- * that made it so.  The flushes that follow skip the port while those
- * facts stand, which saves the tx queue's lock and service on every
- * iteration of a long pause.  The quiet ends at the first of:
+ * send to once per iteration, after its rx polls, while any port has
+ * deferred work: to send the held packets whose class may send again, even
+ * when nothing new is sent.  A flush that finds that none may (every class
+ * that holds is blocked by a pause, and nothing else is due) notes a quiet:
+ * the facts that made it so.  While they stand, the port's held packets
+ * are no reason for the pass, which then costs one load per iteration if
+ * no port has other work, instead of a call per port it may send to.  The
+ * quiet ends at the first of:
  *
- *   - 'until': the earliest expiry, at which some pause that blocks a class
+ *   - 'until': the earliest expiry at which a pause that blocks a class
  *     that holds may end (a pause never ends earlier, lib/pfc.h), or the
- *     port's next watchdog check (lib/pfc-wd.h), if sooner;
+ *     port's next watchdog check (lib/pfc-wd.h) while the watchdog
+ *     watches; the first poll of the port's rx queues that begins then
+ *     ends it;
  *   - a new pause generation of the port ('gen'): a PFC frame read, the
  *     port down or up, a watchdog verdict;
  *   - another set of tx queues that hold ('holding', bit qid);
- *   - an explicit end: a packet held in a class that may send, a
- *     reconfiguration.
+ *   - an explicit end: a packet held in a class that may send, or charged
+ *     to its ingress priority group, which may then owe an XOFF; the tx
+ *     queue that stops holding; a reconfiguration.
  *
  * A skipped flush could only have found what the noting one found, so a
- * held packet leaves neither earlier nor later than without the quiet.
- * The PFC frames that a port sends (XOFF, XON, LLDPDUs) are decided apart
- * from the quiet, on every pass. */
+ * held packet leaves neither earlier nor later than without the quiet,
+ * and the PFC frames that ports send (XOFF, XON, LLDPDUs) are due as
+ * before. */
 struct pfc_quiet {
     uint64_t until;             /* TSC; 0: no quiet. */
     uint64_t gen;               /* The port's pause generation. */
