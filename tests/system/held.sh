@@ -235,6 +235,24 @@ test_remove_held() {
     [ "$FAILS" -eq 0 ]
 }
 
+# check_xoff_then_xon PCAP: 0.5 s on, stops the capture of A (PCAP) and
+# checks that dpdk-a sent A an XOFF for p3 and that its last PFC frame is
+# an XON for p3.
+check_xoff_then_xon() {
+    local lines
+    sleep 0.5
+    pfc_tshark_stop
+    lines=$(pfc_tshark_pfc "$1")
+    pfc_log "tshark: PFC frames captured in A:"
+    pfc_log "$lines"
+    # Fields: 1 time, 2 src, 3 dst, 4 opcode, 5 vector, 6..13 e[0..7],
+    # 14..21 time[0..7].
+    check "tshark: XOFF frames for p3 from dpdk-a" \
+        "$(awk '$9 == 1 && $17 > 0' <<<"$lines" | wc -l)" -ge 1
+    check "tshark: the last PFC frame is an XON for p3 (time[3] of last)" \
+        "$(tail -1 <<<"$lines" | awk '{print $17}')" -eq 0
+}
+
 # A port that goes down releases what it holds.  B pauses priority 3 of
 # dpdk-b and A sends 100 p3 frames, held there; they fill dpdk-a's priority
 # group past its XOFF, so dpdk-a sends A an XOFF.  dpdk-b is then taken
@@ -242,7 +260,7 @@ test_remove_held() {
 # counted as hold drops and in tx_dropped, and dpdk-a sends A an XON.
 # While down it holds nothing; up again, it holds as before.
 test_down_releases() {
-    local pcap lines drop0 drop1 hd0 hd1 i
+    local pcap drop0 drop1 hd0 hd1 i
     held_behind_xoff 4000 a.pcap || return 1
     pcap=$PFC_TMP/a.pcap
     pfc_stats_refresh
@@ -255,17 +273,7 @@ test_down_releases() {
         sleep 0.1
     done
     check "dpdk-b held p3 packets 1 s after it went down" "$(held_p3)" -eq 0
-    sleep 0.5
-    pfc_tshark_stop
-    lines=$(pfc_tshark_pfc "$pcap")
-    pfc_log "tshark: PFC frames captured in A:"
-    pfc_log "$lines"
-    # Fields: 1 time, 2 src, 3 dst, 4 opcode, 5 vector, 6..13 e[0..7],
-    # 14..21 time[0..7].
-    check "tshark: XOFF frames for p3 from dpdk-a" \
-        "$(awk '$9 == 1 && $17 > 0' <<<"$lines" | wc -l)" -ge 1
-    check "tshark: the last PFC frame is an XON for p3 (time[3] of last)" \
-        "$(tail -1 <<<"$lines" | awk '{print $17}')" -eq 0
+    check_xoff_then_xon "$pcap"
     hd1=$(pfc_stat_until dpdk-b pfc_hold_drops_p3 "$hd0" 100)
     drop1=$(pfc_stat_until dpdk-b tx_dropped "$drop0" 100)
     check_stat_delta "dpdk-b tx_dropped" "$drop0" "$drop1" -ge 100
@@ -292,7 +300,7 @@ test_down_releases() {
 # no reason for deferred work counted meanwhile (flush_reasons 0).  Up
 # again, it sends A the XON.
 test_down_xoff() {
-    local pcap lines
+    local pcap
     held_behind_xoff 4000 a.pcap || return 1
     pcap=$PFC_TMP/a.pcap
     xoff_p3() { pfc_show dpdk-a | awk '$1 == "p3" { print $9 }'; }
@@ -306,16 +314,7 @@ test_down_xoff() {
     pfc_ofctl mod-port br0 dpdk-a up || FAILS=$((FAILS + 1))
     wait_flush_reasons 0 || FAILS=$((FAILS + 1))
     run_or_fail "dpdk-a, up again, sent the XON for p3" test "$(xoff_p3)" = no
-    sleep 0.5
-    pfc_tshark_stop
-    lines=$(pfc_tshark_pfc "$pcap")
-    pfc_log "tshark: PFC frames captured in A:"
-    pfc_log "$lines"
-    # Fields: 1 time, ..., 9 e[3], ..., 17 time[3].
-    check "tshark: XOFF frames for p3 from dpdk-a" \
-        "$(awk '$9 == 1 && $17 > 0' <<<"$lines" | wc -l)" -ge 1
-    check "tshark: the last PFC frame is an XON for p3 (time[3] of last)" \
-        "$(tail -1 <<<"$lines" | awk '{print $17}')" -eq 0
+    check_xoff_then_xon "$pcap"
     [ "$FAILS" -eq 0 ]
 }
 
