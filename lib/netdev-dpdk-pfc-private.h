@@ -384,19 +384,6 @@ struct pfc_port_ecn {
                                              * unmarked. */
 };
 
-/* The state of PFC on one DPDK port (pfc_ports[], by port id), kept across
- * its QoS objects.  Its members are grouped by concern, each group with its
- * threads: the NIC ('hw'), the receive side and its pause timers ('rx'),
- * the port's priority groups and XOFF state ('buf'), the watchdog ('wd'),
- * DCBX ('dcbx'), vhost-user backpressure ('vhost') and the ETS figures
- * ('ets').  One spinlock, 'lock', protects every member marked [L], in
- * whichever group: the PFC frame that a PMD thread reads, the XOFF it
- * sends, the watchdog's verdict and DCBX's negotiation change together
- * (a pause ends an XOFF refresh, a storm ignores a pause, an adopted
- * vector changes both), and no thread takes it for more than a bounded
- * update: never across a driver call, an allocation or a log.  Members not
- * marked [L] are atomics, read without a lock, or written by one thread
- * only, as noted. */
 /* The quiet of the flush pass (struct pfc_quiet, lib/pfc-send.h) of the QoS
  * object in force on a port: noted under the lock of the one tx queue that
  * holds (pfc_quiet_note()), read and ended lock-free (pfc_quiet_end()).
@@ -416,6 +403,19 @@ struct pfc_port_quiet {
                                          * the count. */
 };
 
+/* The state of PFC on one DPDK port (pfc_ports[], by port id), kept across
+ * its QoS objects.  Its members are grouped by concern, each group with its
+ * threads: the NIC ('hw'), the receive side and its pause timers ('rx'),
+ * the port's priority groups and XOFF state ('buf'), the watchdog ('wd'),
+ * DCBX ('dcbx'), vhost-user backpressure ('vhost'), the flush pass's quiet
+ * ('quiet') and the ETS figures ('ets').  One spinlock, 'lock', protects
+ * every member marked [L], in whichever group: the PFC frame that a PMD
+ * thread reads, the XOFF it sends, the watchdog's verdict and DCBX's
+ * negotiation change together (a pause ends an XOFF refresh, a storm
+ * ignores a pause, an adopted vector changes both), and no thread takes it
+ * for more than a bounded update: never across a driver call, an
+ * allocation or a log.  Members not marked [L] are atomics, read without a
+ * lock, or written by one thread only, as noted. */
 struct pfc_port {
     rte_spinlock_t lock;                /* Protects the members marked [L]. */
 

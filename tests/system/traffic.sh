@@ -81,13 +81,7 @@ xon_drain_check() {
 
 # wait_held N: waits up to 10 s until dpdk-b holds N packets of priority 3.
 wait_held() {
-    local i
-    for i in $(seq 100); do
-        [ "$(held_p3)" = "$1" ] && return 0
-        sleep 0.1
-    done
-    pfc_log "FAIL: dpdk-b holds $(held_p3) p3 packets, expected $1"
-    return 1
+    wait_output "$1" "p3 packets held at dpdk-b" held_p3
 }
 
 # flush_reasons: how many reasons for deferred work the switch counts now
@@ -97,15 +91,23 @@ flush_reasons() {
         'import json, sys; print(json.load(sys.stdin)["flush_reasons"])'
 }
 
-# wait_flush_reasons N: waits up to 5 s for flush_reasons to be N; returns 1,
-# with a line in the log, if it never is.
+# wait_flush_reasons N: waits up to 10 s for flush_reasons to be N; returns
+# 1, with a line in the log, if it never is.
 wait_flush_reasons() {
-    local i
-    for i in $(seq 50); do
-        [ "$(flush_reasons)" = "$1" ] && return 0
+    wait_output "$1" "reasons for deferred work" flush_reasons
+}
+
+# wait_output EXPECTED WHAT CMD...: waits up to 10 s for the output of CMD to
+# be EXPECTED; returns 1, with a line in the log naming WHAT, if it never
+# is.
+wait_output() {
+    local expected=$1 what=$2 i
+    shift 2
+    for i in $(seq 100); do
+        [ "$("$@")" = "$expected" ] && return 0
         sleep 0.1
     done
-    pfc_log "FAIL: $(flush_reasons) reasons for deferred work, expected $1"
+    pfc_log "FAIL: $what: $("$@"), expected $expected"
     return 1
 }
 
