@@ -374,15 +374,8 @@ pfc_rx_mark(int trust, int def, const uint8_t *map, int off, bool lldp,
         struct rte_mbuf *m = pkts[i];
         const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
         uint16_t len = rte_pktmbuf_data_len(m);
-        uint16_t type = len >= ETH_HEADER_LEN ? (data[12] << 8) | data[13]
-                                              : 0;
 
-        if (type != ETH_TYPE_IP && type != ETH_TYPE_IPV6) {
-            /* An untagged IP packet is neither a MAC Control frame nor an
-             * LLDPDU: one test for the common case. */
-            special |= (pfc_maybe_mac_control(data, len)
-                        || (lldp && pfc_is_lldp(data, len)));
-        }
+        special |= pfc_rx_special(data, len, lldp);
         *RTE_MBUF_DYNFIELD(m, off, uint8_t *)
             = (PFC_MARK_VALID | PFC_MARK_PFC_PORT
                | pfc_classify__(trust, def, map, data, len));

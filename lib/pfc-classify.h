@@ -131,7 +131,8 @@ pfc_classify__(int trust, int def, const uint8_t map[PFC_N_DSCP],
         if (trust == PFC_TRUST_DSCP) {
             int dscp;
 
-            if (type == PFC_CLS_ETH_IPV4 && (data[14] >> 4) == 4) {
+            if (OVS_LIKELY(type == PFC_CLS_ETH_IPV4
+                           && (data[14] >> 4) == 4)) {
                 return map ? map[data[15] >> 2] : data[15] >> 5;
             }
             dscp = pfc_frame_dscp(data, len);

@@ -142,8 +142,7 @@
 #include <stdint.h>
 
 #include "openvswitch/types.h"
-
-#define PFC_LLDP_ETH_TYPE 0x88cc
+#include "pfc.h"               /* PFC_LLDP_ETH_TYPE. */
 
 /* Longest LLDPDU that pfc_lldpdu_build() makes, octets without FCS: the
  * Ethernet header, Chassis ID (9), Port ID (up to 258), TTL (4), ETS

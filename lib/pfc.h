@@ -164,6 +164,37 @@ pfc_maybe_mac_control(const void *data_, size_t len)
             && len >= ETH_HEADER_LEN + VLAN_HEADER_LEN
             && ((data[16] << 8) | data[17]) == PFC_ETH_TYPE_MAC_CONTROL);
 }
+
+/* EtherType of an LLDPDU (IEEE 802.1AB-2016 7.2). */
+#define PFC_LLDP_ETH_TYPE 0x88cc
+
+/* Returns true if the receive path of a PFC port must look closer at the
+ * frame of 'len' octets at 'data': it has fewer than 18 octets (too short to
+ * tell), pfc_maybe_mac_control() is true, or 'lldp' (DCBX runs on the port)
+ * and its EtherType is 0x88cc, which an LLDPDU has (IEEE 802.1AB-2016 7.1).
+ * False says that the frame is ordinary traffic, neither consumed nor
+ * counted on receive.  The receive path's common case, for every packet of
+ * a PFC port: the first 18 octets, and the EtherType that says MAC Control
+ * (the outer one, or the one behind an 802.1Q or 802.1ad tag) compared
+ * once. */
+static inline bool
+pfc_rx_special(const void *data_, size_t len, bool lldp)
+{
+    const uint8_t *data = data_;
+    unsigned int outer, inner, next;
+
+    if (len < ETH_HEADER_LEN + VLAN_HEADER_LEN) {
+        return true;
+    }
+    outer = (data[12] << 8) | data[13];
+    inner = (data[16] << 8) | data[17];
+    next = (outer == ETH_TYPE_VLAN_8021Q || outer == ETH_TYPE_VLAN_8021AD
+            ? inner : outer);
+    return ((next == PFC_ETH_TYPE_MAC_CONTROL)
+            | (outer == (lldp ? PFC_LLDP_ETH_TYPE
+                         : PFC_ETH_TYPE_MAC_CONTROL)));
+}
+
 /* Returns true if the frame of 'len' octets at 'data' must never leave a port
  * unless this switch's PFC generated it: a MAC Control frame (EtherType
  * 0x8808, IEEE 802.3 Annex 31A), also behind one or two 802.1Q or 802.1ad

@@ -145,7 +145,7 @@ test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
      * decoder says "not MAC Control", for every EtherType pair and length
      * around the boundaries, untagged and behind one tag. */
     static const uint16_t types[] = { 0x0800, 0x8808, 0x8100, 0x88a8,
-                                      0x0808, 0x8809, 0x86dd };
+                                      0x0808, 0x8809, 0x86dd, 0x88cc };
     for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
         for (size_t j = 0; j < ARRAY_SIZE(types); j++) {
             for (size_t l = 0; l <= 64; l++) {
@@ -157,6 +157,16 @@ test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
 
                 ovs_assert(maybe || kind == PFC_RX_NOT_MAC_CONTROL);
                 ovs_assert(!maybe || kind != PFC_RX_NOT_MAC_CONTROL);
+
+                /* The receive path's per-packet test: every frame too
+                 * short to tell, every MAC Control frame, and with DCBX
+                 * every untagged EtherType 0x88cc, and nothing else. */
+                for (int lldp = 0; lldp < 2; lldp++) {
+                    bool want = (l < 18 || maybe
+                                 || (lldp && types[i] == 0x88cc));
+
+                    ovs_assert(pfc_rx_special(buf, l, lldp) == want);
+                }
             }
         }
     }
