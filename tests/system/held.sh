@@ -398,6 +398,45 @@ test_remap_held() {
     [ "$FAILS" -eq 0 ]
 }
 
+# A change of the map that takes a priority out of a paused class releases
+# what that class held of it, without waiting for the pause to end.  Class 1
+# holds priorities 3 and 4 (a Queue row); B pauses priority 3 once, for
+# 65535 quanta at 1 Mb/s (33.5 s, not refreshed: no PFC frame arrives
+# meanwhile); 50 p4 frames are held in class 1 and the PMD threads' flush
+# pass goes quiet (no reason for deferred work counted).  Priority 4 then
+# gets a class of its own: the 50 frames must reach B, in order, long before
+# the pause ends.
+test_remap_releases() {
+    local rec q1
+    pfc_setup "$OVS" || return 1
+    rec=$PFC_TMP/remap-releases.json
+    held_p4() { pfc_show dpdk-b | awk '$1 == "p4" { print $5 }'; }
+    pfc_qos dpdk-b pfc-enable=3 link-speed=1M || return 1
+    q1=$(pfc_vsctl -- --id=@q1 create Queue other_config:priorities=3,4 \
+        -- set QoS "$(pfc_vsctl get Port dpdk-b qos)" queues:1=@q1) \
+        || FAILS=$((FAILS + 1))
+    start_recv "$rec"
+    "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" --side B \
+        --prio 3 --time 65535 || FAILS=$((FAILS + 1))
+    sleep 0.2
+    "$PFC_PY" "$PFC_PEER" stream --port "$PFC_NS_A:$PFC_IF_A1" --side A \
+        --streams 2:4 --count 50 --rate 1000 || FAILS=$((FAILS + 1))
+    wait_output 50 "p4 packets held at dpdk-b" held_p4 || FAILS=$((FAILS + 1))
+    wait_flush_reasons 0 || FAILS=$((FAILS + 1))
+
+    pfc_vsctl set Queue "$q1" other_config:priorities=3 \
+        || FAILS=$((FAILS + 1))
+    wait_output 0 "p4 packets held at dpdk-b after the change" held_p4 \
+        || FAILS=$((FAILS + 1))
+    "$PFC_PY" "$PFC_PEER" send-pfc --port "$PFC_NS_B:$PFC_IF_B1" --side B \
+        --prio 3 --time 0 || FAILS=$((FAILS + 1))
+    sleep 0.5
+    pfc_stop_pid "$RECV_PID"
+    run_or_fail "B got the 50 p4 frames in order" \
+        "$PFC_PY" "$PFC_PEER" check "$rec" --stream 2 --expect 50
+    [ "$FAILS" -eq 0 ]
+}
+
 # With userspace TSO, held packets are prepared for the NIC when they are
 # released (rte_eth_tx_prepare(), as netdev-dpdk does for what it sends):
 # 100 p3 frames held behind a pause all reach B, in order, after XON.
