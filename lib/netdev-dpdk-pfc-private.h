@@ -392,9 +392,10 @@ struct pfc_port_ecn {
  * that the PMD threads' flush pass, which runs while the count is not 0,
  * asks no port for its sake.  The end of the quiet puts it back: a change
  * of pause_gen (pfc_port_bump_gen()), a poll of the port's rx queues at or
- * after 'until' (pfc_quiet_expire()), the tx queue that stops holding, a
- * held packet that may leave, a reconfiguration; and, should the port's rx
- * queues not be polled, the main thread (netdev_dpdk_pfc_run()). */
+ * after 'until' (pfc_quiet_expire()), the tx queue that stops holding, any
+ * packet held, a reconfiguration; and, should the port's rx queues stop
+ * being polled, the main thread (netdev_dpdk_pfc_run()).  A port none of
+ * whose rx queues was polled lately gets no quiet (pfc_quiet_may_note()). */
 struct pfc_port_quiet {
     atomic_uint64_t until;              /* TSC; 0: no quiet. */
     atomic_uint64_t gen;                /* rx.pause_gen noted. */
@@ -903,6 +904,29 @@ pfc_quiet_end(struct pfc_port *port)
             netdev_tx_flush_want(true);
         }
     }
+}
+
+/* How late, in ms, the main thread ends a quiet that no poll of its port's
+ * rx queues ended (pfc_quiets_run()); also how lately one of those queues
+ * must have been polled for a quiet to be noted (pfc_quiet_may_note()). */
+#define PFC_QUIET_LATE_MS 10
+
+/* Returns the latest poll stamp (TSC) of the rx queues of 'port', 0 if none
+ * has one.  The stamps are kept while a pause is in force. */
+static inline uint64_t
+pfc_rx_polled_latest(struct pfc_port *port)
+{
+    uint64_t latest = 0;
+    uint32_t n;
+
+    atomic_read_relaxed(&port->rx.n_rxq, &n);
+    for (uint32_t q = 0; q < MIN(n, RTE_MAX_QUEUES_PER_PORT); q++) {
+        uint64_t polled;
+
+        atomic_read_relaxed(&port->rx.rxq_polled[q], &polled);
+        latest = MAX(latest, polled);
+    }
+    return latest;
 }
 
 /* Ends the quiet of 'port' if it ended by TSC 'now': for a poll of one of

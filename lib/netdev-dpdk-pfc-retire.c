@@ -142,10 +142,6 @@ netdev_dpdk_pfc_retire(struct netdev_dpdk_pfc *pfc)
 /* A port was quiet at the last pfc_quiets_run(). */
 static bool pfc_quiet_wanted;
 
-/* How late, in ms, the main thread ends a quiet that no poll of its port's
- * rx queues ended (pfc_quiets_run()). */
-#define PFC_QUIET_LATE_MS 10
-
 /* Ends the quiets (struct pfc_port_quiet) that ended more than
  * PFC_QUIET_LATE_MS ago: normally the port's next rx poll ends one, but
  * rx queues that no PMD thread polls would leave its held packets waiting

@@ -251,17 +251,19 @@ pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
 
 /* Notes the quiet of the port of 'pfc' (struct pfc_port_quiet) for
  * pfc_tx_flush(), which found its tx queue 't' settled (pfc_txq_settled()),
- * if 't' is the only one that holds and nothing ended the quiet since the
- * pause state that 't' cached: then the reason for deferred work that 't'
- * counts is taken off the count until the quiet ends.  Its end is the
- * earliest expiry that may unblock a class of 't' (t->blocked_until) or,
- * while the watchdog watches, its next check.  The caller holds t->lock. */
+ * at TSC 'now', if 't' is the only one that holds, nothing ended the quiet
+ * since the pause state that 't' cached, and pfc_quiet_may_note() agrees:
+ * then the reason for deferred work that 't' counts is taken off the count
+ * until the quiet ends.  Its end is the earliest expiry that may unblock a
+ * class of 't' (t->blocked_until) or, while the watchdog watches, its next
+ * check.  The caller holds t->lock. */
 static void
-pfc_quiet_note(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
+pfc_quiet_note(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
+               uint64_t now)
 {
     struct pfc_port *port = pfc->port;
     int qid = t - pfc->txq;
-    uint64_t holding, next, gen;
+    uint64_t holding, next, gen, until;
     bool watching, off;
 
     atomic_read_relaxed(&pfc->holding, &holding);
@@ -273,6 +275,11 @@ pfc_quiet_note(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
     if (watching) {
         atomic_read_relaxed(&port->wd.next_check, &next);
     }
+    until = pfc_quiet_until(t->blocked_until, next);
+    if (!pfc_quiet_may_note(until, pfc_rx_polled_latest(port), now,
+                            port->rx.tb.hz / 1000 * PFC_QUIET_LATE_MS)) {
+        return;
+    }
     /* 'off' before 'until', and 'gen' read again after it: a
      * pfc_quiet_end() that runs meanwhile, after a change of pause_gen
      * (pfc_port_bump_gen()) or not, either sees this quiet and ends it, or
@@ -283,7 +290,7 @@ pfc_quiet_note(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t)
     }
     atomic_store_relaxed(&port->quiet.gen, t->blocked_gen);
     atomic_store_relaxed(&port->quiet.holding, holding);
-    atomic_store(&port->quiet.until, pfc_quiet_until(t->blocked_until, next));
+    atomic_store(&port->quiet.until, until);
     atomic_read(&port->rx.pause_gen, &gen);
     if (gen != t->blocked_gen) {
         pfc_quiet_end(port);
@@ -412,7 +419,7 @@ pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     }
     pfc_wd_check(live, now, &ev);
     if (settled) {
-        pfc_quiet_note(live, t);
+        pfc_quiet_note(live, t, now);
     }
     rte_spinlock_unlock(&t->lock);
     if (OVS_UNLIKELY(ev.detected | ev.restored)) {
@@ -485,12 +492,12 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     }
     ovs_assert(pfc_holdq_append(q, &h));
     t->nonempty |= 1u << tc;
-    if (!(t->blocked & (1u << tc)) || h.in_port != UINT16_MAX) {
-        /* It may leave at the next flush; or it was charged to its ingress
-         * priority group, which may now owe an XOFF: the flush pass must
-         * look at every port it sends to (pfc_control_pending()). */
-        pfc_quiet_end(pfc->port);
-    }
+    /* It may leave at the next flush; or it took cells of the buffer,
+     * charged to its ingress priority group or from the shared pool (which
+     * lowers every group's dynamic threshold), so that a port may now owe
+     * an XOFF: the flush pass must look at every port it sends to
+     * (pfc_control_pending()).  Two loads while the port is not quiet. */
+    pfc_quiet_end(pfc->port);
 #ifdef HAVE_USDT_PROBES
     if (v == PFC_BUF_HEADROOM && h.in_port != UINT16_MAX) {
         /* Reported by the probe "tx_frame" of the XOFF that follows, so

@@ -185,9 +185,14 @@ void pfc_send_refused(const struct pfc_send_facts *,
  *   - a new pause generation of the port ('gen'): a PFC frame read, the
  *     port down or up, a watchdog verdict;
  *   - another set of tx queues that hold ('holding', bit qid);
- *   - an explicit end: a packet held in a class that may send, or charged
- *     to its ingress priority group, which may then owe an XOFF; the tx
+ *   - an explicit end: any packet held (it may leave at once, or it took
+ *     cells of the buffer, charged to its ingress priority group or from
+ *     the shared pool, which may make an XOFF due on any port); the tx
  *     queue that stops holding; a reconfiguration.
+ *
+ * A quiet is noted only where its end is sure to be seen in time
+ * (pfc_quiet_may_note()): 'until' known, and a PMD thread polling the
+ * port's rx queues, as the poll stamps of a pause in force show.
  *
  * A skipped flush could only have found what the noting one found, so a
  * held packet leaves neither earlier nor later than without the quiet,
@@ -201,11 +206,28 @@ struct pfc_quiet {
 
 /* Returns the end of a quiet noted by a flush that found the classes that
  * hold blocked until TSC 'blocked_until' at the earliest, on a port whose
- * next watchdog check is at TSC 'next_check'. */
+ * next watchdog check is at TSC 'next_check' (UINT64_MAX while the watchdog
+ * does not watch; 0 before its first check).  0 if either is 0: no quiet
+ * may be noted then. */
 static inline uint64_t
 pfc_quiet_until(uint64_t blocked_until, uint64_t next_check)
 {
     return blocked_until < next_check ? blocked_until : next_check;
+}
+
+/* Returns true if a flush at TSC 'now' may note a quiet that ends at 'until'
+ * (pfc_quiet_until()) on a port whose latest rx poll stamp, over its rx
+ * queues, is 'polled' (TSC, 0 for none).  Not if 'until' is 0: nothing
+ * would end the quiet by time.  Not if no rx queue of the port was polled
+ * within 'recent' cycles: a quiet ends by time at the first poll of the
+ * port's rx queues at or after 'until', and a port that no PMD thread polls
+ * would keep it until the main thread ends it, later.  A stamp after 'now'
+ * (read on another core) is recent. */
+static inline bool
+pfc_quiet_may_note(uint64_t until, uint64_t polled, uint64_t now,
+                   uint64_t recent)
+{
+    return until && polled && (polled >= now || now - polled <= recent);
 }
 
 /* Returns true if the quiet 'q' holds at TSC 'now' for a port whose pause

@@ -434,6 +434,15 @@ test_quiet_rule(void)
                                                         * too. */
     ovs_assert(!pfc_quiet_holds(&q, 7, 0, 500));
     ovs_assert(!pfc_quiet_holds(&none, 7, 0x4, 500));  /* No quiet. */
+
+    /* Noted only with a known end and an rx queue polled lately. */
+    ovs_assert(pfc_quiet_until(1000, 0) == 0);         /* No check yet. */
+    ovs_assert(pfc_quiet_until(0, 5000) == 0);
+    ovs_assert(pfc_quiet_may_note(1000, 400, 500, 100));
+    ovs_assert(pfc_quiet_may_note(1000, 600, 500, 100)); /* Another core. */
+    ovs_assert(!pfc_quiet_may_note(0, 400, 500, 100));
+    ovs_assert(!pfc_quiet_may_note(1000, 0, 500, 100)); /* Never polled. */
+    ovs_assert(!pfc_quiet_may_note(1000, 399, 500, 100)); /* Not lately. */
 }
 
 /* A simulated PMD loop: a port holds packets of a class paused until
