@@ -70,6 +70,36 @@ build_pfc(uint8_t *buf, size_t pad_to, uint16_t vector,
     return MAX(len, pad_to);
 }
 
+/* Asserts that pfc_rx_decide() gives, for the frame of 'len' octets at
+ * 'data', the priority of pfc_classify__() and the answer of
+ * pfc_rx_special(), for every trust mode, DSCP map and DCBX state. */
+static void
+check_rx_decide(const uint8_t *data, size_t len)
+{
+    uint8_t table[PFC_N_DSCP];
+
+    for (int d = 0; d < PFC_N_DSCP; d++) {
+        table[d] = (d * 5 + 1) & 7;
+    }
+    for (int trust = PFC_TRUST_PCP; trust <= PFC_TRUST_NONE; trust++) {
+        for (int t = 0; t < 2; t++) {
+            const uint8_t *map = t ? table : NULL;
+
+            for (int lldp = 0; lldp < 2; lldp++) {
+                bool special = false;
+                int prio = pfc_rx_decide(trust, 6, map, data, len, lldp,
+                                         &special);
+
+                ovs_assert(prio == pfc_classify__(trust, 6, map, data, len));
+                ovs_assert(special == pfc_rx_special(data, len, lldp));
+                special = true;
+                pfc_rx_decide(trust, 6, map, data, len, lldp, &special);
+                ovs_assert(special);
+            }
+        }
+    }
+}
+
 static void
 test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
@@ -166,6 +196,18 @@ test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
                                  || (lldp && types[i] == 0x88cc));
 
                     ovs_assert(pfc_rx_special(buf, l, lldp) == want);
+                }
+
+                /* pfc_rx_decide() gives what the two tests give apart,
+                 * for each trust mode, with and without a DSCP map, for
+                 * IPv4 and IPv6 version nibbles and any DSCP. */
+                static const uint8_t vers[] = { 0x45, 0x65, 0x05 };
+                for (size_t v = 0; v < ARRAY_SIZE(vers); v++) {
+                    buf[14] = vers[v];
+                    buf[15] = (i * 8 + j + l) << 2;
+                    buf[18] = vers[v];
+                    buf[19] = (j * 8 + i) << 2;
+                    check_rx_decide(buf, l);
                 }
             }
         }
