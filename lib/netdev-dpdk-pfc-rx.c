@@ -359,9 +359,9 @@ pfc_wd_rx_drop(struct pfc_port *port, struct rte_mbuf *m, int prio,
 
 /* The common case of netdev_dpdk_pfc_rx(): marks each of the 'cnt' packets
  * in 'pkts' at mark offset 'off' (at least 0) with the priority that the
- * rule 'trust', 'def', 'map' gives it, and returns true if any of them may
- * be a MAC Control frame, or an LLDPDU while 'lldp' (DCBX runs on the port):
- * then the batch takes pfc_rx_consume() (pfc_rx_decide()).  Called with a
+ * rule 'trust', 'def', 'map' gives it (pfc_rx_decide()), and returns true if
+ * any of them may be a MAC Control frame, or an LLDPDU while 'lldp' (DCBX
+ * runs on the port): then the batch takes pfc_rx_consume().  Called with a
  * constant 'trust', so that the compiler can give each trust mode a loop of
  * its own. */
 static inline bool ALWAYS_INLINE

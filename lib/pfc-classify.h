@@ -118,9 +118,10 @@ pfc_frame_dscp(const uint8_t *data, size_t len)
  * frame of 'len' octets at 'data' (see the trust modes above).  The common
  * frames, untagged IPv4 under trust=dscp and any frame of one tag or none
  * under trust=pcp, take a few loads.  Always inline, with the rule in
- * scalars: the receive path calls it for every packet, with 'trust'
- * constant in each of its loops, and keeps the rest in registers while it
- * writes each packet's mark. */
+ * scalars: the receive path calls it (through pfc_rx_decide() on a port
+ * with QoS pfc) for every packet, with 'trust' constant in each of its
+ * loops, and keeps the rest in registers while it writes each packet's
+ * mark. */
 static inline int ALWAYS_INLINE
 pfc_classify__(int trust, int def, const uint8_t map[PFC_N_DSCP],
                const uint8_t *data, size_t len)

@@ -175,9 +175,10 @@ pfc_maybe_mac_control(const void *data_, size_t len)
  * and its EtherType is 0x88cc, which an LLDPDU has (IEEE 802.1AB-2016 7.1).
  * False says that the frame is ordinary traffic, neither consumed nor
  * counted on receive.  The receive path's common case, for every packet of
- * a PFC port: the first 18 octets, and the EtherType that says MAC Control
- * (the outer one, or the one behind an 802.1Q or 802.1ad tag) compared
- * once. */
+ * a PFC port but those that pfc_rx_decide() tells apart by their
+ * classification: the first 18 octets, and the EtherType that says MAC
+ * Control (the outer one, or the one behind an 802.1Q or 802.1ad tag)
+ * compared once. */
 static inline bool
 pfc_rx_special(const void *data_, size_t len, bool lldp)
 {
@@ -202,8 +203,8 @@ pfc_rx_special(const void *data_, size_t len, bool lldp)
  * with 'lldp' is true for it (leaves it alone otherwise).  An untagged IPv4
  * packet under trust=dscp, the common case of a routed fabric, is neither a
  * MAC Control frame nor an LLDPDU: the compares that classify it also tell
- * it apart, and it costs no more.  Always inline, for the same reasons as
- * pfc_classify__(). */
+ * it apart, and pfc_rx_special() is not called for it.  Always inline, for
+ * the same reasons as pfc_classify__(). */
 static inline int ALWAYS_INLINE
 pfc_rx_decide(int trust, int def, const uint8_t map[PFC_N_DSCP],
               const uint8_t *data, size_t len, bool lldp, bool *special)

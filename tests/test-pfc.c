@@ -200,7 +200,7 @@ test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
 
                 /* pfc_rx_decide() gives what the two tests give apart,
                  * for each trust mode, with and without a DSCP map, for
-                 * IPv4 and IPv6 version nibbles and any DSCP. */
+                 * IPv4 and IPv6 version nibbles and DSCPs that vary. */
                 static const uint8_t vers[] = { 0x45, 0x65, 0x05 };
                 for (size_t v = 0; v < ARRAY_SIZE(vers); v++) {
                     buf[14] = vers[v];
@@ -211,6 +211,16 @@ test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
                 }
             }
         }
+    }
+    /* The fast path of pfc_rx_decide(), untagged IPv4, for every DSCP and
+     * ECN codepoint (RFC 3168), at the shortest length it takes and at 60
+     * octets. */
+    memset(buf, 0, sizeof buf);
+    buf[12] = 0x08, buf[14] = 0x45;
+    for (int tos = 0; tos < 256; tos++) {
+        buf[15] = tos;
+        check_rx_decide(buf, 18);
+        check_rx_decide(buf, 60);
     }
     printf("decode: ok\n");
 }

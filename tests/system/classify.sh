@@ -19,11 +19,20 @@
 # (ACTIONS may be empty), QoS pfc ING_QOS (space-separated KEY=VALUE) on
 # dpdk-a and dpdk-c, and EG_QOS on dpdk-b.
 classify_setup() {
-    local actions=$1 x
-    local -a ing_kv eg_kv
-    read -r -a ing_kv <<<"$2"
+    local -a eg_kv
     read -r -a eg_kv <<<"$3"
     pfc_setup "$OVS" || return 1
+    classify_senders "$1" "$2" || return 1
+    pfc_qos dpdk-b "${eg_kv[@]}" || return 1
+}
+
+# classify_senders ACTIONS INGRESS_KV: after pfc_setup, the second sender's
+# host C on dpdk-c, and flows from dpdk-a and dpdk-c to dpdk-b with ACTIONS
+# before the output, both ingress ports with QoS pfc INGRESS_KV.
+classify_senders() {
+    local actions=$1 x
+    local -a ing_kv
+    read -r -a ing_kv <<<"$2"
     pfc_net_add_host C \
         || { pfc_err "cannot create namespace C and its veth"; return 1; }
     pfc_port_host C || return 1
@@ -34,7 +43,6 @@ classify_setup() {
             || return 1
         pfc_qos "$x" "${ing_kv[@]}" || return 1
     done
-    pfc_qos dpdk-b "${eg_kv[@]}" || return 1
     pfc_log "flows: $(pfc_ofctl dump-flows br0 --no-stats | tr '\n' ' ')"
 }
 
@@ -133,6 +141,8 @@ test_classify_tag_popped() {
     classify_setup "strip_vlan" "pfc-enable=3 link-speed=1G" \
         "pfc-enable=3 link-speed=1G queue-size=200" || return 1
     classify_incast tagged
+    run_or_fail "B got p3 untagged" test "$(classify_fact pcp_p3)" = "[]"
+    run_or_fail "B got p0 untagged" test "$(classify_fact pcp_p0)" = "[]"
     [ "$FAILS" -eq 0 ]
 }
 
@@ -144,6 +154,8 @@ test_classify_tag_pushed() {
         "pfc-enable=3 link-speed=1G trust=dscp" \
         "pfc-enable=3 link-speed=1G queue-size=200" || return 1
     classify_incast dscp4
+    run_or_fail "B got p3 tagged, PCP 0" test "$(classify_fact pcp_p3)" = "[0]"
+    run_or_fail "B got p0 tagged, PCP 0" test "$(classify_fact pcp_p0)" = "[0]"
     [ "$FAILS" -eq 0 ]
 }
 
@@ -201,6 +213,8 @@ classify_headroom() {
 # with the reason, the port keeps its own, and the shared pool stays.  The
 # cable is made long enough (from the buffer's size and the headroom at two
 # lengths) that two lossless priorities fit at 10 Gb/s and eight do not.
+# Then, with a vector that fits adopted, a short cable and the link at B's
+# 1 Gb/s, priority 3 is lossless for two senders that honour PFC.
 test_classify_dcbx_fit() {
     local out shared cells h1 h2 len q fit
     pfc_setup "$OVS" || return 1
@@ -241,6 +255,11 @@ is not adopted: the headroom of its vector does not fit" <<<"$out"
     check "shared pool cells" "${shared:-absent}" -gt 0
     classify_dcbx_adopt 3,4
     wait_oper 3,4 "partner's"
+    pfc_vsctl set QoS "$q" other_config:cable-length=100 \
+        other_config:link-speed=1G other_config:queue-size=200 || return 1
+    classify_senders "" "pfc-enable=3 link-speed=1G" || return 1
+    wait_oper 3,4 "partner's"
+    classify_incast tagged
     [ "$FAILS" -eq 0 ]
 }
 
@@ -464,12 +483,14 @@ oui-info 00,65,00,0a" || return 1
 
 # classify_watch_bound: samples, every 20 ms until killed, dpdk-b's class 3
 # in pfc/buffer: the most packets held beyond the port's egress bound at
-# once, into $PFC_TMP/over_bound, and the most held, into
-# $PFC_TMP/max_held_tc3.
+# once, into $PFC_TMP/over_bound, the most held, into $PFC_TMP/max_held_tc3,
+# and how many samples found the class at its bound or beyond, into
+# $PFC_TMP/at_bound.
 classify_watch_bound() {
-    local over=0 max=0 line held bound
+    local over=0 max=0 at=0 line held bound
     echo 0 >"$PFC_TMP/over_bound"
     echo 0 >"$PFC_TMP/max_held_tc3"
+    echo 0 >"$PFC_TMP/at_bound"
     while :; do
         line=$(pfc_appctl pfc/buffer 2>/dev/null \
                    | grep -E '^ +dpdk-b +tc3: held')
@@ -484,6 +505,10 @@ classify_watch_bound() {
             if [ "$held" -gt "$max" ]; then
                 max=$held
                 echo "$max" >"$PFC_TMP/max_held_tc3"
+            fi
+            if [ "$held" -ge "$bound" ] && [ "$bound" -gt 0 ]; then
+                at=$((at + 1))
+                echo "$at" >"$PFC_TMP/at_bound"
             fi
         fi
         sleep 0.02
@@ -562,6 +587,8 @@ test_classify_two_pmds() {
     wait_pid "$d_pid" 15
     pfc_log "dpdk-b class 3: at most $(cat "$PFC_TMP/max_held_tc3") held," \
         "at most $(cat "$PFC_TMP/over_bound") beyond the port's bound"
+    check "samples of dpdk-b class 3 at the port's egress bound (else the \
+bound is not tested)" "$(cat "$PFC_TMP/at_bound")" -ge 1
     check "dpdk-b class 3 held beyond the port's egress bound (2 tx \
 queues, a burst of 32 each)" "$(cat "$PFC_TMP/over_bound")" -le 64
     pfc_stats_refresh
