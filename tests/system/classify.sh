@@ -443,7 +443,7 @@ classify_app_held() {
 # Once lldpd's TTL runs out, DSCP 10 is priority 1 again (DSCP / 8), which
 # A does not pause.
 test_classify_dcbx_app() {
-    local sock out i
+    local sock out i sf
     pfc_setup "$OVS" || return 1
     sock=$PFC_TMP/lldpd.sock
     pfc_qos dpdk-a pfc-enable=3 link-speed=10M || return 1
@@ -451,6 +451,8 @@ test_classify_dcbx_app() {
         trust=dscp lldp-tx-interval=1 || return 1
     check "DSCP 10 held as priority 3 before DCBX adopts it" \
         "$(classify_app_held)" -eq 0
+    pfc_tshark_start "$PFC_NS_B" "$PFC_IF_B1" "$PFC_TMP/app.pcap" \
+        "ether proto 0x88cc" || return 1
     lldpd_start "$sock" "configure lldp custom-tlv oui 00,80,c2 subtype 12 \
 oui-info 00,65,00,0a" || return 1
     for i in $(seq 50); do
@@ -472,6 +474,29 @@ oui-info 00,65,00,0a" || return 1
 *00,05,00,00,05,00,01,05,00,02,.*,65,00,1A," <<<"$out"
     check "DSCP 10 held as priority 3 (adopted from lldpd)" \
         "$(classify_app_held)" -eq 20
+    pfc_tshark_stop
+    # tshark decodes the port's Application Priority TLV (IEEE 802.1Q-2018
+    # D.2.12): 64 entries of the DSCP selector (5), DSCP 26 priority 3.
+    # Wireshark spells the selector's field "iee"; a release that fixes
+    # the spelling is used as it spells it.
+    sf=lldp.dcbx.iee.app.sf
+    tshark -G fields 2>/dev/null | grep -q $'\tlldp.dcbx.ieee.app.sf\t' \
+        && sf=lldp.dcbx.ieee.app.sf
+    out=$(tshark -r "$PFC_TMP/app.pcap" -Y "lldp and eth.src != $PFC_MAC_B" \
+              -T fields -E occurrence=a -e lldp.dcbx.ieee.app.prio \
+              -e "$sf" -e lldp.dcbx.feature.app.proto \
+              2>/dev/null | "$PFC_PY" -c 'import sys
+for line in sys.stdin:
+    f = line.rstrip("\n").split("\t") + ["", "", ""]
+    e = list(zip(*(x.split(",") for x in f[:3])))
+    print(sum(s == "5" for _, s, _ in e),
+          int(("3", "5", "0x001a") in e))')
+    pfc_log "dpdk-b's LLDPDUs at B (DSCP entries, DSCP 26 priority 3):" \
+        "$(sort <<<"$out" | uniq -c | tr '\n' ';')"
+    run_or_fail "tshark: dpdk-b's LLDPDUs carry 64 DSCP entries, DSCP 26 \
+priority 3" grep -q "^64 1$" <<<"$out"
+    run_or_fail "tshark: no LLDPDU of dpdk-b without them" \
+        bash -c "! grep -v '^64 1$' <<<'$out' | grep -q ."
     lldpd_kill
     wait_log "dpdk-b: DCBX: operational DSCP map: dscp-map" \
         "fallback to dscp-map after lldpd's TTL logged"
