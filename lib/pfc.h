@@ -200,20 +200,20 @@ pfc_rx_special(const void *data_, size_t len, bool lldp)
 /* The receive path's per-packet work on a PFC port: returns the priority,
  * 0..7, that the rule 'trust', 'def', 'map' gives the frame of 'len' octets
  * at 'data' (pfc_classify__()), and sets '*special' if pfc_rx_special()
- * with 'lldp' is true for it (leaves it alone otherwise).  An untagged IPv4
- * packet under trust=dscp, the common case of a routed fabric, is neither a
- * MAC Control frame nor an LLDPDU: the compares that classify it also tell
- * it apart, and pfc_rx_special() is not called for it.  Always inline, for
- * the same reasons as pfc_classify__(). */
+ * with 'lldp' is true for it (leaves it alone otherwise).  A frame of 18
+ * octets or more with the outer EtherType of IPv4 (0x0800) is neither a MAC
+ * Control frame nor an LLDPDU: under trust=dscp, where untagged IPv4 is the
+ * common case of a routed fabric, the compare that starts its
+ * classification also tells it apart, and pfc_rx_special() is not called
+ * for it.  Always inline, for the same reasons as pfc_classify__(). */
 static inline int ALWAYS_INLINE
 pfc_rx_decide(int trust, int def, const uint8_t map[PFC_N_DSCP],
               const uint8_t *data, size_t len, bool lldp, bool *special)
 {
     if (trust == PFC_TRUST_DSCP
         && OVS_LIKELY(len >= ETH_HEADER_LEN + VLAN_HEADER_LEN
-                      && ((data[12] << 8) | data[13]) == PFC_CLS_ETH_IPV4
-                      && (data[14] >> 4) == 4)) {
-        return map ? map[data[15] >> 2] : data[15] >> 5;
+                      && ((data[12] << 8) | data[13]) == PFC_CLS_ETH_IPV4)) {
+        return pfc_classify__(trust, def, map, data, len);
     }
     *special |= pfc_rx_special(data, len, lldp);
     return pfc_classify__(trust, def, map, data, len);
