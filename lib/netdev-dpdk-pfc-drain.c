@@ -222,7 +222,7 @@ pfc_drain(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, int qid, int vid,
             }
         }
         if (!q->n) {
-            t->nonempty &= ~(1u << tc);
+            pfc_txq_class_empty(t, tc);
         }
     }
 }
@@ -251,7 +251,7 @@ pfc_txq_free_held(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t)
         }
     }
     t->n_held = 0;
-    t->nonempty = 0;
+    pfc_txq_all_empty(t);
     pfc_note_holding(pfc, t);
     pfc_buf_txq_give_cache(t);
     atomic_add_relaxed(&pfc->port->held_dropped, n, &orig);

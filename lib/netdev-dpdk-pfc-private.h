@@ -510,6 +510,12 @@ struct pfc_txq {
     bool requeue;                   /* The main thread is moving what q[]
                                      * held (pfc_requeue()): send nothing
                                      * from q[], hold every packet. */
+    uint8_t moved_tcs;              /* Traffic classes that held a packet
+                                     * that set_queue moved there since
+                                     * they were last empty, */
+    uint8_t moved[PFC_N_PRIOS];     /* and per such class, the priorities
+                                     * of those packets
+                                     * (pfc_send_blocked_moved()). */
 
     /* pfc_blocked() caches its answer: 'blocked' holds while
      * port->rx.pause_gen equals 'blocked_gen' and the TSC is below
@@ -553,6 +559,26 @@ struct pfc_txq {
     struct pfc_wd_txq wd_txq;       /* What the last watchdog check saw,
                                      * under port->lock. */
 } __attribute__((aligned(CACHE_LINE_SIZE)));
+
+/* Notes that traffic class 'tc' of tx queue 't' is empty: it no longer
+ * holds a packet that set_queue moved there.  The caller holds t->lock, or
+ * no transmit thread uses 't'. */
+static inline void
+pfc_txq_class_empty(struct pfc_txq *t, int tc)
+{
+    t->nonempty &= ~(1u << tc);
+    t->moved_tcs &= ~(1u << tc);
+    t->moved[tc] = 0;
+}
+
+/* Notes that every traffic class of tx queue 't' is empty (idem). */
+static inline void
+pfc_txq_all_empty(struct pfc_txq *t)
+{
+    t->nonempty = 0;
+    t->moved_tcs = 0;
+    memset(t->moved, 0, sizeof t->moved);
+}
 
 /* What transmit threads read of a QoS object without its port's lock, as
  * its last bind (or retirement) made it.  A block is never changed once

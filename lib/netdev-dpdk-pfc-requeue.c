@@ -113,7 +113,7 @@ pfc_requeue_detach(struct netdev_dpdk_pfc *pfc, const struct pfc_config *cfg,
         rq[i].n_held = t->n_held;
         t->requeue = t->n_held != 0;
         t->n_held = 0;
-        t->nonempty = 0;
+        pfc_txq_all_empty(t);
         t->blocked_until = 0;   /* The classes blocked may have changed. */
     }
     pfc->cfg = *cfg;
@@ -362,7 +362,7 @@ pfc_requeue_into(struct netdev_dpdk_pfc *old, struct netdev_dpdk_pfc *new)
             new->txq[i % nn].requeue = true;
         }
         from->n_held = 0;
-        from->nonempty = 0;
+        pfc_txq_all_empty(from);
         pfc_note_holding(old, from);
     }
     old->retired = true;
@@ -465,7 +465,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
         rq.n_old = 1;
         rq.n_held = moved = from->n_held;
         from->n_held = 0;
-        from->nonempty = 0;
+        pfc_txq_all_empty(from);
         if (dst) {
             pfc_requeue_add_held(dst, &tally, 1, true);
             memcpy(rq.old[1], dst->q, sizeof dst->q);
@@ -475,7 +475,7 @@ pfc_requeue_vq(struct netdev_dpdk_pfc *pfc, struct pfc_txq *from,
             rq.n_held += dst->n_held;
             dst->requeue = true;
             dst->n_held = 0;
-            dst->nonempty = 0;
+            pfc_txq_all_empty(dst);
             dst->blocked_until = 0;
             pfc_note_holding(pfc, dst);
         }

@@ -77,6 +77,7 @@ netdev_dpdk_pfc_succeed(struct netdev_dpdk_pfc *old,
     /* The ETS keys of the Queue rows, and the ETS in force, carry over
      * until the bridge sets the Queue rows of 'new'. */
     new->cfg.tsa_ets = old->cfg.tsa_ets;
+    new->cfg.queues = old->cfg.queues;
     memcpy(new->cfg.tc_bw, old->cfg.tc_bw, sizeof new->cfg.tc_bw);
     new->ets_admin = old->ets_admin;
     /* The partner's recommendation only while DCBX stays on. */
@@ -362,7 +363,7 @@ pfc_finish_held(struct netdev_dpdk_pfc *pfc, struct rte_mempool *mp, int vid,
             }
         }
         t->n_held = 0;
-        t->nonempty = 0;
+        pfc_txq_all_empty(t);
         pfc_note_holding(pfc, t);
     }
     return freed;

@@ -34,6 +34,7 @@
 #include <rte_spinlock.h>
 #include <rte_vhost.h>
 
+#include "coverage.h"
 #include "dp-packet.h"
 #include "netdev.h"
 #include "openvswitch/usdt-probes.h"
@@ -45,6 +46,14 @@
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_dpdk_pfc_tx);
+
+/* Packets that OpenFlow set_queue moved into another traffic class while
+ * that class or their own was blocked or held packets (pfc_send_class());
+ * and packets of a lossless priority that it would have moved into a class
+ * without one, which stay in their own (counted while the port holds or a
+ * class is blocked: the fast path reads no queue id). */
+COVERAGE_DEFINE(pfc_set_queue_moved);
+COVERAGE_DEFINE(pfc_set_queue_kept);
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 
@@ -159,6 +168,21 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     return blocked;
 }
 
+/* Returns 'blocked', the traffic classes of 'pfc' that pauses block on its
+ * tx queue 't', with the classes that hold a packet that set_queue moved
+ * there from a class in 'blocked' (pfc_send_blocked_moved()).  One load
+ * while no class of 't' holds a moved packet.  The caller holds t->lock. */
+static inline uint8_t
+pfc_txq_blocked(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
+                uint8_t blocked)
+{
+    if (OVS_LIKELY(!t->moved_tcs)) {
+        return blocked;
+    }
+    return pfc_send_blocked_moved(pfc->cfg.prio_to_tc, t->moved,
+                                  t->moved_tcs, blocked);
+}
+
 /* Locks tx queue 'qid' of 'pfc', or with 'try' only if that does not wait,
  * and returns 'pfc' with '*tp' set to that tx queue; or, if a
  * reconfiguration replaced 'pfc' (netdev_dpdk_pfc_succeed()), the object
@@ -218,7 +242,7 @@ pfc_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             pfc_tx_control(pfc, qid, mp, now);
         }
     }
-    blocked = pfc_blocked(pfc, t, now);
+    blocked = pfc_txq_blocked(pfc, t, pfc_blocked(pfc, t, now));
     if (t->n_held) {
         pfc_drain(pfc, t, qid, vid, blocked, now);
         pfc_note_holding(pfc, t);
@@ -244,7 +268,7 @@ pfc_txq_settled(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
 
     atomic_read_explicit(&pfc->port->rx.pause_gen, &gen, memory_order_acquire);
     return (gen == t->blocked_gen && *now < t->blocked_until
-            && !(t->nonempty & ~t->blocked)
+            && !(t->nonempty & ~pfc_txq_blocked(pfc, t, t->blocked))
             && !pfc_port_is_vhost(pfc->port)
             && !pfc_control_pending(pfc, now));
 }
@@ -454,15 +478,15 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     pfc_tx_flush(pfc, qid, mp, -1);
 }
 
-/* Holds 'm', of priority 'prio', at the tail of the traffic class queue of
- * 't' for its class, if the buffer admits it (pfc_buf_txq_admit()): charged to
- * its ingress priority group, or as lossy, in the batch 'b'.  Returns
- * false, without taking 'm', if admission drops it. */
+/* Holds 'm', of priority 'prio', at the tail of the queue of its traffic
+ * class 'tc' in 't' (the class of 'prio', or the one that set_queue chose,
+ * pfc_send_class()), if the buffer admits it (pfc_buf_txq_admit()):
+ * charged to its ingress priority group, or as lossy, in the batch 'b'.
+ * Returns false, without taking 'm', if admission drops it. */
 static inline bool
 pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
-         int prio, uint64_t now, struct pfc_buf_batch *b)
+         int prio, int tc, uint64_t now, struct pfc_buf_batch *b)
 {
-    int tc = pfc->cfg.prio_to_tc[prio];
     struct pfc_holdq *q = &t->q[tc];
     enum pfc_buf_verdict v;
     struct pfc_held h;
@@ -492,6 +516,10 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     }
     ovs_assert(pfc_holdq_append(q, &h));
     t->nonempty |= 1u << tc;
+    if (OVS_UNLIKELY(tc != pfc->cfg.prio_to_tc[prio])) {
+        t->moved_tcs |= 1u << tc;
+        t->moved[tc] |= 1u << prio;
+    }
     /* It may leave at the next flush; or it took cells of the buffer,
      * charged to its ingress priority group or from the shared pool (which
      * lowers every group's dynamic threshold), so that a port may now owe
@@ -617,7 +645,7 @@ pfc_send_service(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         return 0;
     }
     *now = rte_get_tsc_cycles();
-    return (pfc_txq_settled(pfc, t, now) ? t->blocked
+    return (pfc_txq_settled(pfc, t, now) ? pfc_txq_blocked(pfc, t, t->blocked)
             : pfc_service(pfc, t, mp, vid, *now));
 }
 
@@ -641,6 +669,9 @@ pfc_send_facts(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
     f->vhost = pfc_port_is_vhost(pfc->port);
     f->down = false;
     f->tokens = INT64_MAX;
+    f->queues = pfc->cfg.queues;
+    f->lossless_tcs = (OVS_UNLIKELY(f->queues)
+                       ? pfc_tcs_blocked(f->prio_to_tc, f->lossless) : 0);
     if (OVS_UNLIKELY(pfc->sparams.rate)) {
         if (!*now) {
             *now = rte_get_tsc_cycles();
@@ -649,20 +680,91 @@ pfc_send_facts(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
     }
 }
 
-/* Holds 'm', of priority 'prio', in tx queue 't' (pfc_hold()) and tallies
- * it in 's': returns true if it is held, else counts a hold drop of 'prio'
- * and returns false (the caller frees 'm'). */
+/* Holds 'm', of priority 'prio', in class 'tc' of tx queue 't'
+ * (pfc_hold()) and tallies it in 's': returns true if it is held, else
+ * counts a hold drop of 'prio' and returns false (the caller frees 'm'). */
 static inline bool
 pfc_send_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-              struct rte_mbuf *m, int prio, uint64_t now,
+              struct rte_mbuf *m, int prio, int tc, uint64_t now,
               struct pfc_send_tally *s)
 {
-    if (pfc_hold(pfc, t, m, prio, now, &s->batch)) {
+    if (pfc_hold(pfc, t, m, prio, tc, now, &s->batch)) {
         s->held++;
         return true;
     }
     s->drops[prio]++;
     return false;
+}
+
+/* The packets of a batch that pfc_send_apply() does not send now. */
+struct pfc_send_rest {
+    struct rte_mbuf *pkts[PFC_TX_BURST];
+    uint8_t prios[PFC_TX_BURST];    /* The priority each carries. */
+    uint8_t tcs[PFC_TX_BURST];      /* With Queue rows (f->queues): the */
+    uint8_t verdicts[PFC_TX_BURST]; /* class and the verdict of each. */
+    int n;
+};
+
+/* The queue id that OpenFlow set_queue (or enqueue) gave 'm', 0 for none:
+ * the skb_priority of its datapath metadata, which netdev-dpdk's
+ * trtcm-policer reads too.  Every mbuf that netdev-dpdk sends is the first
+ * member of a struct dp_packet. */
+static inline uint32_t
+pfc_mbuf_queue(struct rte_mbuf *m)
+{
+    return CONTAINER_OF(m, struct dp_packet, mbuf)->md.skb_priority;
+}
+
+/* The class of 'm', of priority 'prio', on the egress whose facts are 'f':
+ * pfc_send_class() of its queue id, read only if the port has Queue rows
+ * (f->queues). */
+static inline int
+pfc_send_mbuf_class(const struct pfc_send_facts *f, struct rte_mbuf *m,
+                    int prio)
+{
+    return (OVS_LIKELY(!f->queues) ? f->prio_to_tc[prio]
+            : pfc_send_class(f, prio, pfc_mbuf_queue(m)));
+}
+
+/* pfc_send_apply()'s first pass on a port with Queue rows (f->queues): each
+ * packet's class (pfc_send_mbuf_class()) and, for a packet that set_queue
+ * moved, its verdict (pfc_send_decide_moved(), with 'hold_tcs'); others
+ * take 'verdicts' of their priority.  Compacts the packets to send now at
+ * the head of 'pkts', in order, returns how many they are, and puts the
+ * others, in order, in 'r'. */
+static int
+pfc_send_sort_queues(const struct pfc_send_facts *f, uint8_t hold_tcs,
+                     const uint8_t verdicts[PFC_N_PRIOS],
+                     struct rte_mbuf **pkts, int cnt, struct pfc_send_rest *r)
+{
+    int kept = 0, n_moved = 0, n_kept = 0;
+
+    for (int i = 0; i < cnt; i++) {
+        struct rte_mbuf *m = pkts[i];
+        int prio = pfc_mbuf_priority(m);
+        uint32_t queue = pfc_mbuf_queue(m);
+        int tc = pfc_send_class(f, prio, queue);
+        uint8_t v = verdicts[prio];
+
+        if (OVS_UNLIKELY(tc != f->prio_to_tc[prio])) {
+            v = pfc_send_decide_moved(f, hold_tcs, prio, tc);
+            n_moved += v == PFC_SEND_HOLD;
+        } else if (OVS_UNLIKELY(queue && queue < PFC_N_PRIOS
+                                && queue != tc && (f->queues >> queue) & 1)) {
+            n_kept++;           /* A lossless priority, kept in its class. */
+        }
+        if (v == PFC_SEND_TX) {
+            pkts[kept++] = m;
+        } else {
+            r->pkts[r->n] = m;
+            r->prios[r->n] = prio;
+            r->tcs[r->n] = tc;
+            r->verdicts[r->n++] = v;
+        }
+    }
+    COVERAGE_ADD(pfc_set_queue_moved, n_moved);
+    COVERAGE_ADD(pfc_set_queue_kept, n_kept);
+    return kept;
 }
 
 /* Applies pfc_send_decide()'s verdicts, for the tx queue 't' of 'pfc' whose
@@ -674,16 +776,17 @@ pfc_send_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  *
  * The verdict is per priority, decided once for the batch, so a packet
  * costs a load (the priority it carries) and a bit test; only the packets
- * not sent now are looked at again. */
+ * not sent now are looked at again.  On a port with Queue rows, a packet
+ * also costs the load of its queue id (pfc_send_sort_queues()). */
 static int
 pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                const struct pfc_send_facts *f, struct rte_mbuf **pkts,
                int cnt, uint64_t now, struct pfc_send_tally *s)
 {
-    uint8_t verdicts[PFC_N_PRIOS], rprios[PFC_TX_BURST];
-    struct rte_mbuf *rest[PFC_TX_BURST];
+    uint8_t verdicts[PFC_N_PRIOS];
+    struct pfc_send_rest r;
     uint64_t bytes = 0;
-    int kept = 0, n_rest = 0, n_free = 0;
+    int kept = 0, n_free = 0;
     uint8_t tx;
 
     if (OVS_UNLIKELY(f->tokens != INT64_MAX)) {
@@ -693,19 +796,28 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         }
     }
     tx = pfc_send_decide(f, bytes, verdicts);
-    for (int i = 0; i < cnt; i++) {
-        /* Without a branch: the priorities of a batch are mixed, and a
-         * mispredicted branch per held packet would cost more than the
-         * stores. */
-        struct rte_mbuf *m = pkts[i];
-        uint8_t prio = pfc_mbuf_priority(m);
-        int send = (tx >> prio) & 1;
+    r.n = 0;
+    if (OVS_UNLIKELY(f->queues)) {
+        kept = pfc_send_sort_queues(f, pfc_send_hold_tcs(f, bytes), verdicts,
+                                    pkts, cnt, &r);
+    } else {
+        int n_rest = 0;
 
-        pkts[kept] = m;
-        kept += send;
-        rprios[n_rest] = prio;
-        rest[n_rest] = m;
-        n_rest += !send;
+        for (int i = 0; i < cnt; i++) {
+            /* Without a branch: the priorities of a batch are mixed, and a
+             * mispredicted branch per held packet would cost more than the
+             * stores. */
+            struct rte_mbuf *m = pkts[i];
+            uint8_t prio = pfc_mbuf_priority(m);
+            int send = (tx >> prio) & 1;
+
+            pkts[kept] = m;
+            kept += send;
+            r.prios[n_rest] = prio;
+            r.pkts[n_rest] = m;
+            n_rest += !send;
+        }
+        r.n = n_rest;
     }
     if (OVS_UNLIKELY(f->wd_ignored)) {
         /* Counted as forwarded during a storm, unless the tx ring refuses
@@ -716,20 +828,23 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             s->wd_fwd[prio] += (f->wd_ignored >> prio) & 1;
         }
     }
-    for (int i = 0; i < n_rest; i++) {
-        struct rte_mbuf *m = rest[i];
-        int prio = rprios[i];
+    for (int i = 0; i < r.n; i++) {
+        struct rte_mbuf *m = r.pkts[i];
+        int prio = r.prios[i];
+        int tc = f->queues ? r.tcs[i] : f->prio_to_tc[prio];
 
-        switch ((enum pfc_send_verdict) verdicts[prio]) {
+        switch ((enum pfc_send_verdict) (f->queues ? r.verdicts[i]
+                                         : verdicts[prio])) {
         case PFC_SEND_HOLD:
             if ((s->batch.lossy_full >> f->prio_to_tc[prio]) & 1
                 && !pfc_mbuf_maybe_lossless(m)) {
-                /* Refused as admission would (pfc_buf_txq_admit()): its
-                 * class refused a lossy packet of this batch. */
+                /* Refused as admission would (pfc_buf_txq_admit()): the
+                 * class of its priority refused a lossy packet of this
+                 * batch. */
                 s->drops[prio]++;
                 break;
             }
-            if (pfc_send_hold(pfc, t, m, prio, now, s)) {
+            if (pfc_send_hold(pfc, t, m, prio, tc, now, s)) {
                 continue;
             }
             break;
@@ -742,13 +857,13 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         default:
             OVS_NOT_REACHED();
         }
-        /* Compacted in 'rest', which is read no more: a paused class whose
+        /* Compacted in 'r', which is read no more: a paused class whose
          * queue is full drops every packet, freed in one go below. */
-        rest[n_free++] = m;
+        r.pkts[n_free++] = m;
         s->dropped++;
     }
     if (n_free) {
-        rte_pktmbuf_free_bulk(rest, n_free);
+        rte_pktmbuf_free_bulk(r.pkts, n_free);
     }
     return kept;
 }
@@ -787,13 +902,14 @@ pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     for (int i = 0; i < cnt; i++) {
         struct rte_mbuf *m = pkts[i];
         int prio = pfc_mbuf_priority(m);
+        int tc = pfc_send_mbuf_class(f, m, prio);
 
         /* Counted as forwarded by pfc_send_apply(), but not sent now: if
          * it is held, pfc_drain() counts it when it leaves. */
         s->wd_fwd[prio] -= (f->wd_ignored >> prio) & 1;
         switch ((enum pfc_send_verdict) verdicts[prio]) {
         case PFC_SEND_HOLD:
-            if (pfc_send_hold(pfc, t, m, prio, now, s)) {
+            if (pfc_send_hold(pfc, t, m, prio, tc, now, s)) {
                 s->n_tx_full++;
                 continue;
             }

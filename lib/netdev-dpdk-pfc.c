@@ -665,6 +665,7 @@ pfc_bind_publish(struct netdev_dpdk_pfc *pfc, struct pfc_port *port,
          * nor, when DCBX set the QoS again, their priority map.  No thread
          * uses 'pfc' yet. */
         pfc->cfg.tsa_ets = prev->cfg.tsa_ets;
+        pfc->cfg.queues = prev->cfg.queues;
         memcpy(pfc->cfg.tc_bw, prev->cfg.tc_bw, sizeof pfc->cfg.tc_bw);
         pfc->ets_admin = prev->ets_admin;
         pfc->ets = pfc->cfg.dcbx ? prev->ets : prev->ets_admin;
@@ -999,7 +1000,7 @@ pfc_txq_move(struct pfc_txq *from, struct pfc_txq *to,
         }
     }
     from->n_held = 0;
-    from->nonempty = 0;
+    pfc_txq_all_empty(from);
     to->blocked_until = 0;
 }
 
@@ -1212,7 +1213,7 @@ netdev_dpdk_pfc_qos_queue_construct(const struct smap *details,
     if (!memcmp(cfg.tc_prios, pfc->cfg.tc_prios, sizeof cfg.tc_prios)) {
         /* The bridge sets every Queue row again at each transaction: the
          * same mapping takes no lock and allocates nothing. */
-        if (cfg.tsa_ets != pfc->cfg.tsa_ets
+        if (cfg.tsa_ets != pfc->cfg.tsa_ets || cfg.queues != pfc->cfg.queues
             || memcmp(cfg.tc_bw, pfc->cfg.tc_bw, sizeof cfg.tc_bw)
             || !pfc_ecn_tcs_equal(cfg.ecn_tc, pfc->cfg.ecn_tc)) {
             pfc_txqs_lock(pfc);
@@ -1245,8 +1246,9 @@ netdev_dpdk_pfc_qos_queue_destruct(struct netdev_dpdk_pfc *pfc,
 
 /* For dpdk_qos_ops 'qos_queue_dump_state_init': stores in 'queues' the
  * traffic classes (0..7) that Queue rows configure in the PFC object of
- * 'conf', those with priorities of their own ("priorities"), an ETS TSA
- * ("tsa", "tc-bw") or ECN keys, and returns how many.  The bridge removes a
+ * 'conf' (with keys or without, and those with priorities of their own
+ * ("priorities"), an ETS TSA ("tsa", "tc-bw") or ECN keys carried over from
+ * the object it replaced), and returns how many.  The bridge removes a
  * Queue row that it no longer has only if the dump lists it. */
 size_t
 netdev_dpdk_pfc_qos_queues(const struct netdev_dpdk_pfc *pfc,
@@ -1256,8 +1258,8 @@ netdev_dpdk_pfc_qos_queues(const struct netdev_dpdk_pfc *pfc,
 
     BUILD_ASSERT_DECL(NETDEV_DPDK_PFC_N_QUEUES == PFC_N_PRIOS);
     for (uint32_t tc = 0; tc < PFC_N_PRIOS; tc++) {
-        if (pfc->cfg.tc_prios[tc] || (pfc->cfg.tsa_ets >> tc) & 1
-            || pfc->cfg.ecn_tc[tc].on) {
+        if ((pfc->cfg.queues >> tc) & 1 || pfc->cfg.tc_prios[tc]
+            || (pfc->cfg.tsa_ets >> tc) & 1 || pfc->cfg.ecn_tc[tc].on) {
             queues[n++] = tc;
         }
     }

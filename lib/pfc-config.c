@@ -700,6 +700,9 @@ pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
         }
     }
     cfg->tc_prios[queue_id] = prios;
+    /* The bridge configures queue 0 even without a Queue row for it, and
+     * set_queue:0 cannot be told from no set_queue: never chosen. */
+    cfg->queues |= (queue_id != 0) << queue_id;
     cfg->tsa_ets = (cfg->tsa_ets & ~(1u << queue_id)) | (ets << queue_id);
     cfg->tc_bw[queue_id] = bw;
     cfg->ecn_tc[queue_id] = ecn;
@@ -708,12 +711,14 @@ pfc_config_set_queue(struct pfc_config *cfg, uint32_t queue_id,
 }
 
 /* Removes the priority mapping and the ETS keys of queue 'queue_id' from
- * 'cfg': its class is strict priority again. */
+ * 'cfg': its class is strict priority again, and set_queue no longer
+ * chooses it. */
 void
 pfc_config_clear_queue(struct pfc_config *cfg, uint32_t queue_id)
 {
     if (queue_id < PFC_N_PRIOS) {
         cfg->tc_prios[queue_id] = 0;
+        cfg->queues &= ~(1u << queue_id);
         cfg->tsa_ets &= ~(1u << queue_id);
         cfg->tc_bw[queue_id] = 0;
         memset(&cfg->ecn_tc[queue_id], 0, sizeof cfg->ecn_tc[queue_id]);

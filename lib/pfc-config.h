@@ -111,6 +111,10 @@ struct pfc_config {
     uint8_t tc_prios[PFC_N_PRIOS];  /* Bit n of tc_prios[tc]: priority n was
                                      * mapped to class tc by queue tc's
                                      * other_config:priorities. */
+    uint8_t queues;             /* Bit tc, 1..7: a Queue row configures
+                                 * queue tc (traffic class tc), even with
+                                 * no key: OpenFlow set_queue may choose it
+                                 * (pfc_send_class()).  Never bit 0. */
     uint8_t prio_to_tc[PFC_N_PRIOS]; /* Traffic class of each priority,
                                       * derived from tc_prios; identity for
                                       * priorities no queue names. */

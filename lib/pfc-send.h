@@ -51,6 +51,14 @@
  *
  *   4. Otherwise the packet is handed to the NIC.
  *
+ * The class c is the one that p maps to, unless OpenFlow set_queue chose
+ * another (pfc_send_class()).  Such a packet is "moved": the rules above
+ * apply to it with c, the class it joins, and it is also held while the
+ * class of p is blocked (pfc_send_decide_moved()), since its partner
+ * classifies it by a priority that may be paused.  A class that holds a
+ * moved packet stops while that packet's own class is blocked
+ * (pfc_send_blocked_moved()).
+ *
  * And for a packet that the tx ring refused:
  *
  *   - on a vhost-user port, a stormed priority (the guest is stalled):
@@ -97,6 +105,15 @@ struct pfc_send_facts {
     bool down;                  /* The link is down. */
     int64_t tokens;             /* Bytes that the port shaper lets leave
                                  * now, INT64_MAX without a shaper. */
+    uint8_t queues;             /* Traffic classes that a Queue row of the
+                                 * port configures (bit tc for queue tc):
+                                 * those that set_queue may choose.  0: no
+                                 * packet is moved, and the glue reads no
+                                 * packet's queue id. */
+    uint8_t lossless_tcs;       /* Traffic classes that a priority of
+                                 * 'lossless' maps to: the class queues with
+                                 * a slot for every packet that the buffer
+                                 * admits.  Read only with 'queues'. */
 };
 
 /* True if every packet of a batch is handed to the NIC whatever its
@@ -166,6 +183,88 @@ pfc_send_decide(const struct pfc_send_facts *f, uint64_t bytes,
 
 void pfc_send_refused(const struct pfc_send_facts *,
                       uint8_t verdicts[PFC_N_PRIOS]);
+
+/* Returns the traffic class, 0..7, of a packet of priority 'prio' (0..7)
+ * whose datapath queue id is 'queue', on the egress whose facts are 'f'.
+ * The queue id is what OpenFlow set_queue (or enqueue) gave the packet, as
+ * in Open vSwitch's other QoS types: in the userspace datapath the
+ * skb_priority of the packet's metadata, the queue number itself, 0 when no
+ * action set it.
+ *
+ *   - Queue id 1..7 of a Queue row of the port (f->queues): that Queue's
+ *     class, unless 'prio' is lossless on this egress (f->lossless) and no
+ *     lossless priority maps to that class.  Only the class queue of a
+ *     lossless class has a slot for every packet that the buffer admits: a
+ *     lossless packet moved into another one could be dropped for want of
+ *     a slot, where it must go into headroom and cause XOFF.
+ *   - Otherwise the class that 'prio' maps to: no set_queue, set_queue:0
+ *     (which the userspace datapath cannot tell from none), a queue id that
+ *     no Queue row of the port configures (as Open vSwitch sends such a
+ *     packet to the default queue), or a refused move as above.
+ *
+ * The packet still carries 'prio': it is charged to that priority group of
+ * its ingress port, counted in that priority's class for the port's egress
+ * bound, and leaves with the markings of 'prio'. */
+static inline int
+pfc_send_class(const struct pfc_send_facts *f, int prio, uint32_t queue)
+{
+    if (OVS_LIKELY(!queue) || queue >= PFC_N_PRIOS
+        || !((f->queues >> queue) & 1)
+        || ((f->lossless >> prio) & 1 && !((f->lossless_tcs >> queue) & 1))) {
+        return f->prio_to_tc[prio];
+    }
+    return queue;
+}
+
+/* Returns the verdict of a packet of priority 'prio' that set_queue moved
+ * into traffic class 'tc' (pfc_send_class()), in a batch whose facts are
+ * 'f' and whose classes held rather than sent are 'hold_tcs'
+ * (pfc_send_hold_tcs()).  The rules of pfc_send_decide(), with 'tc' as the
+ * packet's class, and one more: it is held while the class of 'prio' is
+ * blocked.  Its partner classifies it by 'prio' (the tag it leaves with,
+ * or the remarking from its priority), and PFC (IEEE 802.1Q-2018 clause
+ * 36) lets no frame of a paused priority leave; the class of
+ * 'prio' is blocked while any of that class's priorities is paused, which
+ * can only hold the packet longer.  For a packet of the class that 'prio'
+ * maps to, this is the verdict that pfc_send_decide() gives 'prio'. */
+static inline enum pfc_send_verdict
+pfc_send_decide_moved(const struct pfc_send_facts *f, uint8_t hold_tcs,
+                      int prio, int tc)
+{
+    if ((f->wd_ignored >> prio) & 1) {
+        if (f->vhost) {
+            return PFC_SEND_TX;         /* Rule 1: offered to the guest. */
+        }
+        if ((f->wd_dropped >> prio) & 1) {
+            return PFC_SEND_DROP_STORM;
+        }
+    }
+    return ((hold_tcs >> tc) & 1 || (f->blocked >> f->prio_to_tc[prio]) & 1
+            ? PFC_SEND_HOLD : PFC_SEND_TX);
+}
+
+/* Returns the traffic classes 'blocked' (bit tc) with, added, those that
+ * hold a moved packet whose own class is in 'blocked': moved[tc], for each
+ * class tc in 'moved_tcs', has bit p if a packet of priority p that
+ * set_queue moved into class tc was held there since that class queue was
+ * last empty ('prio_to_tc' maps priorities to their own classes).  Such a
+ * class stops as a whole, in order, while a priority that it holds for
+ * another class is blocked (pfc_send_decide_moved()): conservative, since
+ * the packet may already have left, and exact once the class queue
+ * empties. */
+static inline uint8_t
+pfc_send_blocked_moved(const uint8_t prio_to_tc[PFC_N_PRIOS],
+                       const uint8_t moved[PFC_N_PRIOS], uint8_t moved_tcs,
+                       uint8_t blocked)
+{
+    uint8_t prios = pfc_tcs_prios(prio_to_tc, blocked);
+    uint8_t more = 0;
+
+    for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
+        more |= (((moved_tcs >> tc) & 1) && (moved[tc] & prios)) << tc;
+    }
+    return blocked | more;
+}
 
 /* The quiet of the flush pass.  A PMD thread flushes each PFC port it may
  * send to once per iteration, after its rx polls, while any port has

@@ -418,6 +418,290 @@ test_sim(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("sim: ok\n");
 }
 
+/* OpenFlow set_queue: which class a packet joins (pfc_send_class()). */
+static void
+test_set_queue_class(void)
+{
+    const uint8_t grouped[PFC_N_PRIOS] = { 0, 1, 2, 1, 1, 5, 6, 7 };
+    struct pfc_send_facts f = idle_facts();
+
+    /* Priority 3 lossless, one class per priority; Queue rows 2 and 3. */
+    f.queues = 0x0c;
+    f.lossless_tcs = 0x08;
+    for (int p = 0; p < PFC_N_PRIOS; p++) {
+        ovs_assert(pfc_send_class(&f, p, 0) == p);      /* No set_queue. */
+        ovs_assert(pfc_send_class(&f, p, 1) == p);      /* No Queue row 1. */
+        ovs_assert(pfc_send_class(&f, p, 8) == p);      /* No class 8. */
+        ovs_assert(pfc_send_class(&f, p, UINT32_MAX) == p);
+        ovs_assert(pfc_send_class(&f, p, 3) == 3);      /* Lossless class. */
+        /* Class 2 is lossy: only a lossy priority may join it. */
+        ovs_assert(pfc_send_class(&f, p, 2) == (p == 3 ? 3 : 2));
+    }
+    /* set_queue:0 cannot be told from no set_queue, even with Queue 0. */
+    f.queues = 0x01;
+    ovs_assert(pfc_send_class(&f, 5, 0) == 5);
+
+    /* Queue row 1 groups priorities 1, 3 and 4; 3 and 4 lossless. */
+    f.prio_to_tc = grouped;
+    f.lossless = 0x18;
+    f.lossless_tcs = 0x02;
+    f.queues = 0x62;
+    ovs_assert(pfc_send_class(&f, 3, 0) == 1);
+    ovs_assert(pfc_send_class(&f, 0, 1) == 1);      /* Lossy into 1. */
+    ovs_assert(pfc_send_class(&f, 4, 6) == 1);      /* Refused: 6 lossy. */
+    ovs_assert(pfc_send_class(&f, 0, 6) == 6);
+    ovs_assert(pfc_send_class(&f, 7, 5) == 5);
+    ovs_assert(pfc_send_class(&f, 7, 7) == 7);      /* No Queue row 7. */
+}
+
+/* The verdict of a moved packet, and of the classes that hold one. */
+static void
+test_set_queue_verdict(void)
+{
+    struct pfc_send_facts f = idle_facts();
+    uint8_t moved[PFC_N_PRIOS] = { 0 };
+
+    /* Priority 3 moved into class 4. */
+    ovs_assert(pfc_send_decide_moved(&f, 0, 3, 4) == PFC_SEND_TX);
+    f.blocked = 0x10;                   /* Its new class paused. */
+    ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, 0), 3, 4)
+               == PFC_SEND_HOLD);
+    f.blocked = 0x08;                   /* Its own priority's class. */
+    ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, 0), 3, 4)
+               == PFC_SEND_HOLD);
+    f.blocked = 0x01;                   /* Another class. */
+    ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, 0), 3, 4)
+               == PFC_SEND_TX);
+    f.blocked = 0;
+    f.nonempty = 0x10;                  /* Behind what class 4 holds. */
+    ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, 0), 3, 4)
+               == PFC_SEND_HOLD);
+    f.nonempty = 0;
+
+    /* A storm of priority 3: dropped with "drop", offered to a guest. */
+    f.blocked = 0x10;
+    f.wd_ignored = f.wd_dropped = 0x08;
+    ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, 0), 3, 4)
+               == PFC_SEND_DROP_STORM);
+    f.vhost = true;
+    ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, 0), 3, 4)
+               == PFC_SEND_TX);
+    f.vhost = false;
+    f.wd_dropped = 0;                   /* "forward": class 4 still holds. */
+    ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, 0), 3, 4)
+               == PFC_SEND_HOLD);
+
+    /* Unmoved, the verdict is pfc_send_decide()'s, whatever the facts. */
+    const uint8_t grouped[PFC_N_PRIOS] = { 0, 1, 2, 1, 1, 5, 6, 7 };
+
+    random_set_seed(0x5e7);
+    for (int i = 0; i < 100000; i++) {
+        uint8_t verdicts[PFC_N_PRIOS];
+        uint64_t bytes = random_range(20000);
+
+        f = idle_facts();
+        f.prio_to_tc = i & 1 ? grouped : identity;
+        f.blocked = random_uint8();
+        f.nonempty = random_uint8();
+        f.lossless = random_uint8();
+        f.wd_ignored = random_uint8();
+        f.wd_dropped = f.wd_ignored & random_uint8();
+        f.vhost = random_range(2);
+        f.tokens = random_range(3) ? INT64_MAX : random_range(20000);
+        pfc_send_decide(&f, bytes, verdicts);
+        for (int p = 0; p < PFC_N_PRIOS; p++) {
+            ovs_assert(pfc_send_decide_moved(&f, pfc_send_hold_tcs(&f, bytes),
+                                             p, f.prio_to_tc[p])
+                       == verdicts[p]);
+        }
+    }
+
+    /* Class 4 holds a packet of priority 3 moved there: it stops while
+     * class 3 is blocked, and only then. */
+    moved[4] = 0x08;
+    ovs_assert(pfc_send_blocked_moved(identity, moved, 0x10, 0x08) == 0x18);
+    ovs_assert(pfc_send_blocked_moved(identity, moved, 0x10, 0x01) == 0x01);
+    ovs_assert(pfc_send_blocked_moved(identity, moved, 0x10, 0) == 0);
+    ovs_assert(pfc_send_blocked_moved(identity, moved, 0, 0x08) == 0x08);
+    /* Priority 3 in class 1 with priority 1: class 1 blocked by either. */
+    ovs_assert(pfc_send_blocked_moved(grouped, moved, 0x10, 0x02) == 0x12);
+}
+
+/* A simulated egress with Queue rows, where set_queue moves flows of some
+ * priorities into other classes: 16 flows, flow k of priority k % 8, moved
+ * into class (k + 3) % 8 if k >= 8.  No packet leaves while its own
+ * priority's class or the class it joined is paused, each flow leaves in
+ * order, and nothing is lost. */
+#define SQ_FLOWS 16
+
+struct sq_sim {
+    struct pfc_send_facts f;
+    uint8_t paused;                     /* Classes paused (raw). */
+    uint8_t moved[PFC_N_PRIOS];
+    uint8_t moved_tcs;
+    struct sim_q q[PFC_N_PRIOS];        /* Entries: flow << 24 | seq. */
+    uint32_t next_seq[SQ_FLOWS], wire_seq[SQ_FLOWS];
+    int ring;
+    uint64_t sent, held, moved_held;
+};
+
+static int
+sq_flow_prio(int k)
+{
+    return k % PFC_N_PRIOS;
+}
+
+static void
+sq_wire(struct sq_sim *sim, int tc, uint32_t entry)
+{
+    int k = entry >> 24, prio = sq_flow_prio(k);
+
+    ovs_assert(!(sim->paused >> tc & 1));
+    ovs_assert(!(sim->paused >> sim->f.prio_to_tc[prio] & 1));
+    ovs_assert((entry & 0xffffff) == sim->wire_seq[k]);
+    sim->wire_seq[k]++;
+    sim->sent++;
+}
+
+static void
+sq_hold(struct sq_sim *sim, int tc, int prio, uint32_t entry)
+{
+    sim_push(&sim->q[tc], entry);
+    sim->f.nonempty |= 1u << tc;
+    if (tc != sim->f.prio_to_tc[prio]) {
+        sim->moved[tc] |= 1u << prio;
+        sim->moved_tcs |= 1u << tc;
+        sim->moved_held++;
+    }
+    sim->held++;
+}
+
+static void
+sq_blocked(struct sq_sim *sim)
+{
+    sim->f.blocked = pfc_send_blocked_moved(sim->f.prio_to_tc, sim->moved,
+                                            sim->moved_tcs, sim->paused);
+}
+
+static void
+sq_drain(struct sq_sim *sim)
+{
+    sq_blocked(sim);
+    for (;;) {
+        uint8_t ready = sim->f.nonempty & ~sim->f.blocked;
+        struct sim_q *q;
+        int tc;
+
+        if (!ready || !sim->ring) {
+            return;
+        }
+        tc = raw_ctz(ready);
+        q = &sim->q[tc];
+        while (q->n && sim->ring) {
+            sq_wire(sim, tc, q->seq[q->head]);
+            q->head = (q->head + 1) % SIM_QLEN;
+            q->n--;
+            sim->ring--;
+        }
+        if (!q->n) {
+            sim->f.nonempty &= ~(1u << tc);
+            sim->moved[tc] = 0;
+            sim->moved_tcs &= ~(1u << tc);
+        }
+    }
+}
+
+static void
+sq_batch(struct sq_sim *sim, int cnt)
+{
+    uint8_t verdicts[PFC_N_PRIOS], rverdicts[PFC_N_PRIOS];
+    uint32_t rentries[32];
+    uint8_t rtcs[32], rprios[32];
+    uint8_t hold_tcs;
+    int n_ref = 0;
+
+    sq_blocked(sim);
+    pfc_send_decide(&sim->f, 0, verdicts);
+    hold_tcs = pfc_send_hold_tcs(&sim->f, 0);
+    for (int i = 0; i < cnt; i++) {
+        int k = random_range(SQ_FLOWS), prio = sq_flow_prio(k);
+        uint32_t queue = k >= PFC_N_PRIOS ? (k + 3) % PFC_N_PRIOS : 0;
+        int tc = pfc_send_class(&sim->f, prio, queue);
+        uint32_t entry = (uint32_t) k << 24 | sim->next_seq[k]++;
+        uint8_t v = (tc == sim->f.prio_to_tc[prio] ? verdicts[prio]
+                     : pfc_send_decide_moved(&sim->f, hold_tcs, prio, tc));
+
+        ovs_assert(v == PFC_SEND_TX || v == PFC_SEND_HOLD);
+        if (v == PFC_SEND_HOLD) {
+            sq_hold(sim, tc, prio, entry);
+        } else if (sim->ring) {
+            sq_wire(sim, tc, entry);
+            sim->ring--;
+        } else {
+            rentries[n_ref] = entry;
+            rprios[n_ref] = prio;
+            rtcs[n_ref++] = tc;
+        }
+    }
+    pfc_send_refused(&sim->f, rverdicts);
+    for (int i = 0; i < n_ref; i++) {
+        ovs_assert(rverdicts[rprios[i]] == PFC_SEND_HOLD);
+        sq_hold(sim, rtcs[i], rprios[i], rentries[i]);
+    }
+}
+
+static void
+test_set_queue_sim(void)
+{
+    static struct sq_sim sim;
+    uint64_t total = 0;
+
+    memset(&sim, 0, sizeof sim);
+    random_set_seed(0x5e70);
+    sim.f = idle_facts();
+    sim.f.lossless = 0xff;
+    sim.f.lossless_tcs = 0xff;
+    sim.f.queues = 0xff;
+    for (int step = 0; step < 200000; step++) {
+        for (int c = 0; c < PFC_N_PRIOS; c++) {
+            if (!random_range(sim.paused >> c & 1 ? 100 : 400)) {
+                sim.paused ^= 1u << c;
+            }
+        }
+        if (step > 190000) {
+            sim.paused = 0;
+        }
+        sim.ring = random_range(3) ? random_range(80) : 0;
+        if (random_range(2) || step > 190000) {
+            sq_drain(&sim);
+        }
+        if (step <= 190000) {
+            int cnt = 1 + random_range(16);
+
+            sq_batch(&sim, cnt);
+            total += cnt;
+        }
+    }
+    ovs_assert(!sim.f.nonempty);
+    for (int k = 0; k < SQ_FLOWS; k++) {
+        ovs_assert(sim.wire_seq[k] == sim.next_seq[k]);
+    }
+    ovs_assert(sim.sent == total);
+    ovs_assert(sim.moved_held > 0);
+    printf("set-queue: %"PRIu64" packets, %"PRIu64" held at least once "
+           "(%"PRIu64" of them moved), every flow in order\n", total,
+           sim.held, sim.moved_held);
+}
+
+static void
+test_set_queue(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    test_set_queue_class();
+    test_set_queue_verdict();
+    test_set_queue_sim();
+    printf("set-queue: ok\n");
+}
+
 /* The quiet of the flush pass: its end, and what ends it. */
 static void
 test_quiet_rule(void)
@@ -505,6 +789,7 @@ static const struct ovs_cmdl_command commands[] = {
     { "refused", NULL, 0, 0, test_refused, OVS_RO },
     { "burst", NULL, 0, 0, test_burst, OVS_RO },
     { "sim", NULL, 0, 0, test_sim, OVS_RO },
+    { "set-queue", NULL, 0, 0, test_set_queue, OVS_RO },
     { "quiet", NULL, 0, 0, test_quiet, OVS_RO },
     { NULL, NULL, 0, 0, NULL, OVS_RO },
 };

@@ -810,9 +810,10 @@ test_holdq_regroup(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("holdq-regroup: ok\n");
 }
 
-/* Queue rows: pfc_config_set_queue() maps priorities to a traffic class,
- * refuses a priority that another queue holds, a queue beyond 7 and
- * unknown keys, and pfc_config_clear_queue() undoes it. */
+/* Queue rows: pfc_config_set_queue() maps priorities to a traffic class
+ * and notes the queue for set_queue, refuses a priority that another queue
+ * holds, a queue beyond 7 and unknown keys, and pfc_config_clear_queue()
+ * undoes it. */
 static void
 test_config_queue(void)
 {
@@ -846,8 +847,16 @@ test_config_queue(void)
     ovs_assert(pfc_config_set_queue(&cfg, 2, &q, &err) == EINVAL);
     ovs_assert(strstr(err, "min-rate is not a key"));
     free(err);
+    /* Queues that set_queue may choose: 1, and 2 without keys; never 0,
+     * which the bridge configures even without a Queue row. */
+    ovs_assert(cfg.queues == 0x02);
+    smap_clear(&q);
+    ovs_assert(!pfc_config_set_queue(&cfg, 2, &q, &err));
+    ovs_assert(!pfc_config_set_queue(&cfg, 0, &q, &err));
+    ovs_assert(cfg.queues == 0x06);
     pfc_config_clear_queue(&cfg, 1);
     ovs_assert(cfg.prio_to_tc[3] == 3 && cfg.prio_to_tc[4] == 4);
+    ovs_assert(cfg.queues == 0x04);
     smap_destroy(&q);
 }
 
