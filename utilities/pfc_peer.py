@@ -1409,8 +1409,8 @@ def sc_incast(args):
     sends them, as a NIC would: a paused priority stops, resumes in order,
     and leaves the other alone.  Each sender is a process of its own, so
     that the senders share no GIL with each other nor with B; B's receiver
-    and pauser run in this process.  Meanwhile B pauses priority 3 at the
-    switch's port B --cycles times: XOFF of 65535 quanta (at --speed-b),
+    and pauser run in this process.  Meanwhile B pauses --pause-prios
+    (priority 3 by default) at the switch's port B --cycles times: XOFF of 65535 quanta (at --speed-b),
     refreshed every 100 ms or a third of its time if shorter, for
     --pause-ms, ended by XON, then --resume-ms of flow.  Checks at B, per
     sender: p3 none lost, none reordered, none twice; p0 none lost.  At
@@ -1502,18 +1502,21 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
     rec_b.start()
     pause_s = quanta_to_s(65535, speed_b)
     refresh = min(0.1, pause_s / 3)
-    ck.log("%d senders (%s), each p3 and p0 at %g frames/s; B pauses p3 "
-           "%d times, %d ms every %d ms: XOFF 65535 quanta (%.1f ms at "
-           "%s) refreshed every %.1f ms, then XON"
+    mask = parse_prios(args.pause_prios)
+    paused = ",".join(str(n) for n in range(8) if mask >> n & 1)
+    ck.log("%d senders (%s), each p3 and p0 at %g frames/s; B pauses "
+           "priorities %s %d times, %d ms every %d ms: XOFF 65535 quanta "
+           "(%.1f ms at %s) refreshed every %.1f ms, then XON"
            % (len(senders), ", ".join("%s: streams %d, %d" % (
                n, cfgs[n]["p3"], cfgs[n]["p0"]) for n in names), rate,
-              args.cycles, args.pause_ms, args.pause_ms + args.resume_ms,
-              pause_s * 1e3, args.speed_b, refresh * 1e3))
+              paused, args.cycles, args.pause_ms,
+              args.pause_ms + args.resume_ms, pause_s * 1e3, args.speed_b,
+              refresh * 1e3))
     go.set()
     time.sleep(0.3)
     n_pfc = {"xoff": 0, "xon": 0}
-    xoff = pfc_frame(0x08, 65535, src=MAC_B)
-    xon = pfc_frame(0x08, 0, src=MAC_B)
+    xoff = pfc_frame(mask, 65535, src=MAC_B)
+    xon = pfc_frame(mask, 0, src=MAC_B)
     episodes = []
     max_gap = 0.0
     late_refresh = []
@@ -1551,10 +1554,10 @@ def _sc_incast(args, ck, senders, cfgs, procs, go, stop, results, speed_b,
         episodes.append((t_on, t_off))
         time.sleep(args.resume_ms / 1e3)
     stop.set()
-    ck.log("B paused p3 %d times: %d XOFF, %d XON; longest gap between "
-           "two of B's PFC frames in a pause %.1f ms (a pause lasts %.1f ms)"
-           % (len(episodes), n_pfc["xoff"], n_pfc["xon"], max_gap * 1e3,
-              pause_s * 1e3))
+    ck.log("B paused priorities %s %d times: %d XOFF, %d XON; longest gap "
+           "between two of B's PFC frames in a pause %.1f ms (a pause lasts "
+           "%.1f ms)" % (paused, len(episodes), n_pfc["xoff"], n_pfc["xon"],
+                         max_gap * 1e3, pause_s * 1e3))
     if max_gap >= pause_s:
         # This host was late, not the switch: a pause may have lapsed
         # early, which no check below depends on.
@@ -2424,6 +2427,9 @@ def main():
                    help="incast --frames vxlan4: the switch tunnel "
                    "endpoint's MAC")
     s.add_argument("--pause-ms", type=int, default=300)
+    s.add_argument("--pause-prios", default="3",
+                   help="incast: the priorities that B pauses (a list); "
+                   "its checks count the p3 frames inside those pauses")
     s.add_argument("--resume-ms", type=int, default=200)
     s.add_argument("--facts", help="write facts for the caller as JSON")
     s.add_argument("--flows", type=int, default=8,

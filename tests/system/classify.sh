@@ -49,17 +49,19 @@ classify_senders() {
 # classify_incast FRAMES [CYCLES PAUSE_MS RATE]: after classify_setup, sends
 # from A and C (or the host $CLASSIFY_SENDER, on port dpdk-x) with
 # pfc_peer.py's incast scenario (--frames FRAMES) and checks what the header
-# says.  The facts of the scenario are in $PFC_TMP/incast.json.
+# says; B pauses the priorities $CLASSIFY_PAUSE (a list, default 3).  The
+# facts of the scenario are in $PFC_TMP/incast.json.
 classify_incast() {
     local frames=$1 cycles=${2:-6} pause_ms=${3:-150} rate=${4:-1000}
     local x rc facts=$PFC_TMP/incast.json h=${CLASSIFY_SENDER:-C}
+    local pause=${CLASSIFY_PAUSE:-3}
 
     pfc_bg "$PFC_PY" "$PFC_PEER" scenario incast \
         --a "$(pfc_host_port A)" --b "$(pfc_host_port B)" \
         --sender "$h=$(pfc_host_port "$h")@$(pfc_host_var "$h" MAC)" \
         --frames "$frames" --speed-a 1G --speed-b 1G --rate "$rate" \
         --cycles "$cycles" --pause-ms "$pause_ms" --resume-ms 200 \
-        --facts "$facts"
+        --pause-prios "$pause" --facts "$facts"
     classify_watch_held &
     local watch=$!
     wait "$PFC_LAST_PID"
@@ -78,8 +80,10 @@ classify_incast() {
         -eq 0
     check "p3 frames at B inside a pause" \
         "$(classify_fact p3_during_pauses)" -eq 0
-    check "dpdk-b pfc_rx_frames_p3 (B paused p3)" \
-        "$(pfc_stat dpdk-b pfc_rx_frames_p3)" -ge "$cycles"
+    for x in ${pause//,/ }; do
+        check "dpdk-b pfc_rx_frames_p$x (B paused p$x)" \
+            "$(pfc_stat dpdk-b "pfc_rx_frames_p$x")" -ge "$cycles"
+    done
     for x in a "${h,,}"; do
         check "dpdk-$x pfc_tx_frames_p3 (its sender paused)" \
             "$(pfc_stat "dpdk-$x" pfc_tx_frames_p3)" -ge 1

@@ -16,8 +16,8 @@
 # runner and the tests of pauses, XOFF/XON and malformed frames; the
 # other tests live in files by concern, sourced below: traffic.sh (helpers),
 # watchdog.sh, held.sh, buffer.sh, multicore.sh, vhost.sh, vhost-two.sh,
-# vhost-config.sh, ets.sh, dcbx.sh, classify.sh, trust.sh, steer.sh,
-# watermark.sh, ecn.sh and requeue.sh.  Each test
+# vhost-config.sh, ets.sh, dcbx.sh, classify.sh, set-queue.sh, trust.sh,
+# steer.sh, watermark.sh, ecn.sh and requeue.sh.  Each test
 # has its own namespaces, veths, database and daemons, made and removed by
 # tests/system/lib.sh, and runs in its own process under a time limit.  A
 # test whose prerequisite is missing fails, it is never skipped.  A test
@@ -60,12 +60,14 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        classify_dcbx_fit classify_vxlan_encap classify_vxlan_decap
        classify_rewrite_pcp classify_vxlan_rewrite classify_remap_lossless
        classify_dcbx_app classify_two_pmds classify_flood_copies
+       set_queue_moved set_queue_lossless_kept
        trust_guest_access trust_guest_tunnel trust_guest_flood
        watermark ecn_step ecn_rate ecn_tcp ecn_lossless requeue_60k)
 
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guest.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/classify.sh"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/set-queue.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/trust.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/dcbx.sh"
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/steer.sh"
