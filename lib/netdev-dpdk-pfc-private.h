@@ -510,9 +510,10 @@ struct pfc_txq {
     bool requeue;                   /* The main thread is moving what q[]
                                      * held (pfc_requeue()): send nothing
                                      * from q[], hold every packet. */
-    uint8_t moved_tcs;              /* Traffic classes that held a packet
+    atomic_uint8_t moved_tcs;       /* Traffic classes that held a packet
                                      * that set_queue moved there since
-                                     * they were last empty, */
+                                     * they were last empty (written under
+                                     * 'lock', read by the watchdog), */
     uint8_t moved[PFC_N_PRIOS];     /* and per such class, the priorities
                                      * of those packets
                                      * (pfc_send_blocked_moved()). */
@@ -566,9 +567,14 @@ struct pfc_txq {
 static inline void
 pfc_txq_class_empty(struct pfc_txq *t, int tc)
 {
+    uint8_t moved;
+
     t->nonempty &= ~(1u << tc);
-    t->moved_tcs &= ~(1u << tc);
-    t->moved[tc] = 0;
+    atomic_read_relaxed(&t->moved_tcs, &moved);
+    if (OVS_UNLIKELY(moved)) {
+        atomic_store_relaxed(&t->moved_tcs, moved & ~(1u << tc));
+        t->moved[tc] = 0;
+    }
 }
 
 /* Notes that every traffic class of tx queue 't' is empty (idem). */
@@ -576,7 +582,7 @@ static inline void
 pfc_txq_all_empty(struct pfc_txq *t)
 {
     t->nonempty = 0;
-    t->moved_tcs = 0;
+    atomic_store_relaxed(&t->moved_tcs, 0);
     memset(t->moved, 0, sizeof t->moved);
 }
 

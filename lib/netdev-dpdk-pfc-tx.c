@@ -176,11 +176,14 @@ static inline uint8_t
 pfc_txq_blocked(const struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
                 uint8_t blocked)
 {
-    if (OVS_LIKELY(!t->moved_tcs)) {
+    uint8_t moved;
+
+    atomic_read_relaxed(&CONST_CAST(struct pfc_txq *, t)->moved_tcs, &moved);
+    if (OVS_LIKELY(!moved)) {
         return blocked;
     }
-    return pfc_send_blocked_moved(pfc->cfg.prio_to_tc, t->moved,
-                                  t->moved_tcs, blocked);
+    return pfc_send_blocked_moved(pfc->cfg.prio_to_tc, t->moved, moved,
+                                  blocked);
 }
 
 /* Locks tx queue 'qid' of 'pfc', or with 'try' only if that does not wait,
@@ -517,7 +520,10 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
     ovs_assert(pfc_holdq_append(q, &h));
     t->nonempty |= 1u << tc;
     if (OVS_UNLIKELY(tc != pfc->cfg.prio_to_tc[prio])) {
-        t->moved_tcs |= 1u << tc;
+        uint8_t moved;
+
+        atomic_read_relaxed(&t->moved_tcs, &moved);
+        atomic_store_relaxed(&t->moved_tcs, moved | (1u << tc));
         t->moved[tc] |= 1u << prio;
     }
     /* It may leave at the next flush; or it took cells of the buffer,
@@ -729,7 +735,11 @@ pfc_send_mbuf_class(const struct pfc_send_facts *f, struct rte_mbuf *m,
 /* pfc_send_apply()'s first pass on a port with Queue rows (f->queues): each
  * packet's class (pfc_send_mbuf_class()) and, for a packet that set_queue
  * moved, its verdict (pfc_send_decide_moved(), with 'hold_tcs'); others
- * take 'verdicts' of their priority.  Compacts the packets to send now at
+ * take 'verdicts' of their priority.  A moved packet may be held in a
+ * class that sends, for its own priority's pause; the packets of that
+ * class's own priorities in the batch still leave (those that the tx ring
+ * refuses are held after it, in order), and the class stops from the next
+ * batch on (pfc_send_blocked_moved()).  Compacts the packets to send now at
  * the head of 'pkts', in order, returns how many they are, and puts the
  * others, in order, in 'r'. */
 static int
@@ -910,6 +920,9 @@ pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         switch ((enum pfc_send_verdict) verdicts[prio]) {
         case PFC_SEND_HOLD:
             if (pfc_send_hold(pfc, t, m, prio, tc, now, s)) {
+                if (OVS_UNLIKELY(tc != f->prio_to_tc[prio])) {
+                    COVERAGE_INC(pfc_set_queue_moved);
+                }
                 s->n_tx_full++;
                 continue;
             }

@@ -91,8 +91,16 @@ pfc_wd_txqs_stalled(struct netdev_dpdk_pfc *pfc, uint64_t now)
     for (int i = 0; i < pfc->n_txq; i++) {
         struct pfc_txq *t = &pfc->txq[i];
         uint64_t left[PFC_N_PRIOS];
-        uint8_t waiting = 0;
+        uint8_t waiting, moved;
 
+        /* A class waits while it holds packets: of its priorities, or of
+         * others that set_queue moved there.  A class that holds moved
+         * packets and that no pause of its own priorities blocks may be
+         * stopped by their own priorities' pauses
+         * (pfc_send_blocked_moved()): it does not stand in for a pause of
+         * its priorities, whose packets are held behind. */
+        atomic_read_relaxed(&t->moved_tcs, &moved);
+        waiting = moved;
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             uint64_t held;
 
@@ -100,8 +108,9 @@ pfc_wd_txqs_stalled(struct netdev_dpdk_pfc *pfc, uint64_t now)
             waiting |= (held != 0) << pfc->cfg.prio_to_tc[n];
             atomic_read_relaxed(&t->left[n], &left[n]);
         }
-        stalled |= pfc_wd_txq_stalled(&t->wd_txq, left, waiting, blocked,
-                                      shaped);
+        stalled |= (pfc_wd_txq_stalled(&t->wd_txq, left, waiting, blocked,
+                                       shaped)
+                    & ~(moved & ~blocked));
     }
     return pfc_tcs_prios(pfc->cfg.prio_to_tc, stalled) & pfc->cfg.enabled;
 }
@@ -136,8 +145,12 @@ pfc_wd_check(struct netdev_dpdk_pfc *pfc, uint64_t now,
     atomic_store_relaxed(&port->wd.next_check,
                          now + hz / 1000 * PFC_WD_CHECK_MS);
     /* A priority waits while its traffic class holds packets, of any of
-     * the class's priorities. */
+     * the class's priorities or moved there by set_queue. */
     for (int i = 0; i < pfc->n_txq; i++) {
+        uint8_t moved;
+
+        atomic_read_relaxed(&pfc->txq[i].moved_tcs, &moved);
+        waiting |= moved;
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             uint64_t held;
 
