@@ -60,7 +60,7 @@ TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        classify_dcbx_fit classify_vxlan_encap classify_vxlan_decap
        classify_rewrite_pcp classify_vxlan_rewrite classify_remap_lossless
        classify_dcbx_app classify_two_pmds classify_flood_copies
-       set_queue_moved set_queue_lossless_kept
+       set_queue_moved set_queue_lossless_kept set_queue_watchdog
        trust_guest_access trust_guest_tunnel trust_guest_flood
        watermark ecn_step ecn_rate ecn_tcp ecn_lossless requeue_60k)
 

@@ -83,3 +83,37 @@ test_set_queue_lossless_kept() {
     [ "$FAILS" -eq 0 ]
 }
 
+
+# A storm of priority 4 while class 4 holds only priority-3 frames that
+# set_queue moved there: class 4 waits, so the watchdog (detection 100 ms,
+# action drop) declares priority 4 stormed, ignores its pauses, and the
+# moved frames leave; none is lost, and priority 3 is not stormed.  B's
+# XOFF for priority 4 are refreshed for 500 ms, twice.
+test_set_queue_watchdog() {
+    local facts=$PFC_TMP/incast.json
+    set_queue_setup 4 "pfc-enable=3,4 link-speed=1G queue-size=200 \
+watchdog-detection-time=100" || return 1
+    pfc_bg "$PFC_PY" "$PFC_PEER" scenario incast \
+        --a "$(pfc_host_port A)" --b "$(pfc_host_port B)" \
+        --sender "C=$(pfc_host_port C)@$(pfc_host_var C MAC)" \
+        --frames tagged --speed-a 1G --speed-b 1G --rate 1000 \
+        --cycles 2 --pause-ms 500 --resume-ms 300 --pause-prios 4 \
+        --facts "$facts"
+    wait "$PFC_LAST_PID"
+    check "incast scenario: every p3 frame of A and C at B, in order" \
+        "$?" -eq 0
+    pfc_show
+    pfc_stats_refresh
+    check "dpdk-b storms detected on p4" "$(set_queue_storms 4)" -ge 1
+    check "dpdk-b storms detected on p3" "$(set_queue_storms 3)" -eq 0
+    check "dpdk-b pfc_hold_drops_p3" "$(pfc_stat dpdk-b pfc_hold_drops_p3)" \
+        -eq 0
+    [ "$FAILS" -eq 0 ]
+}
+
+# set_queue_storms PRIO: storms detected on PRIO at dpdk-b (pfc/show).
+set_queue_storms() {
+    pfc_appctl pfc/show dpdk-b \
+        | sed -n "s/^ *watchdog p$1: [a-z]*, storms detected \([0-9]*\),.*/\1/p"
+}
+
