@@ -201,16 +201,20 @@ void
 pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
                         struct pfc_buf_egress *eg)
 {
-    struct netdev_dpdk_pfc *p = CONST_CAST(struct netdev_dpdk_pfc *, pfc);
     uint32_t held[PFC_N_PRIOS], lossy[PFC_N_PRIOS];
+    uint8_t prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc);
 
-    /* Every priority's, without a branch: two cache lines at most. */
     for (int n = 0; n < PFC_N_PRIOS; n++) {
-        atomic_read_relaxed(&p->held_prio[n], &held[n]);
-        atomic_read_relaxed(&p->lossy_prio[n], &lossy[n]);
+        held[n] = lossy[n] = 0;
+        if ((prios >> n) & 1) {
+            struct netdev_dpdk_pfc *p = CONST_CAST(struct netdev_dpdk_pfc *,
+                                                   pfc);
+
+            atomic_read_relaxed(&p->held_prio[n], &held[n]);
+            atomic_read_relaxed(&p->lossy_prio[n], &lossy[n]);
+        }
     }
-    pfc_buf_egress_sum(held, lossy,
-                       pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc), eg);
+    pfc_buf_egress_sum(held, lossy, prios, eg);
 }
 
 /* Decides whether tx queue 't' of 'pfc' holds 'h' in its traffic class

@@ -792,30 +792,13 @@ pfc_send_sort(uint8_t tx, struct rte_mbuf **pkts, int cnt,
               struct pfc_send_rest *r)
 {
     BUILD_ASSERT_DECL(PFC_TX_BURST <= 32);
-    const int off = pfc_mark_offset;
     uint32_t rest = 0;
-    uint8_t marks = 0;
     int kept;
 
-    if (OVS_LIKELY(off >= 0)) {
-        /* The marks as they are; a packet that carries none (no
-         * PFC_MARK_VALID, rare: OVS made it) sends the batch to the loop
-         * below, which classifies it. */
-        marks = PFC_MARK_VALID;
-        for (int i = 0; i < cnt; i++) {
-            uint8_t mark = *RTE_MBUF_DYNFIELD(pkts[i], off, const uint8_t *);
+    for (int i = 0; i < cnt; i++) {
+        uint32_t prio = pfc_mbuf_priority(pkts[i]);
 
-            marks &= mark;
-            rest |= (uint32_t) (~tx >> (mark & 7) & 1) << i;
-        }
-    }
-    if (OVS_UNLIKELY(!marks)) {
-        rest = 0;
-        for (int i = 0; i < cnt; i++) {
-            uint32_t prio = pfc_mbuf_priority(pkts[i]);
-
-            rest |= (uint32_t) (~tx >> prio & 1) << i;
-        }
+        rest |= (uint32_t) (~tx >> prio & 1) << i;
     }
     r->n = 0;
     if (OVS_LIKELY(!rest)) {

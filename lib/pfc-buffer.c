@@ -384,6 +384,27 @@ pfc_buf_pg_params_init(struct pfc_buf_pg_params *p,
     p->headroom = MIN(t->headroom.total, UINT32_MAX);
 }
 
+/* Stores in '*eg' the occupancy of a traffic class of an egress port: the
+ * packets held, 'held', and of them lossy, 'lossy', of each priority in
+ * 'prios' (the class's priorities, one bit each), summed over the port's
+ * transmit queues by the caller.  The egress bound (pfc_buf_admit()) is
+ * per port and class: judged per transmit queue, T PMD threads sending to
+ * one paused port would each take a share of alpha x free, and the port
+ * 2 T alpha / (1 + 2 T alpha) of the pool, leaving the other ports' groups
+ * with nothing short of XOFF. */
+void
+pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
+                   uint8_t prios, struct pfc_buf_egress *eg)
+{
+    eg->held = eg->lossy = 0;
+    for (int n = 0; n < 8; n++) {     /* The eight priorities. */
+        if ((prios >> n) & 1) {
+            eg->held += held[n];
+            eg->lossy += lossy[n];
+        }
+    }
+}
+
 /* Initializes 'e' as the bound of the traffic classes of a port configured
  * by 'cfg'. */
 void

@@ -155,27 +155,8 @@ enum pfc_buf_verdict {
                                  * need headroom, and the pool is full. */
 };
 
-/* Stores in '*eg' the occupancy of a traffic class of an egress port: the
- * packets held, 'held', and of them lossy, 'lossy', of each priority in
- * 'prios' (the class's priorities, one bit each), summed over the port's
- * transmit queues by the caller.  The egress bound (pfc_buf_admit()) is
- * per port and class: judged per transmit queue, T PMD threads sending to
- * one paused port would each take a share of alpha x free, and the port
- * 2 T alpha / (1 + 2 T alpha) of the pool, leaving the other ports' groups
- * with nothing short of XOFF. */
-static inline void
-pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
-                   uint8_t prios, struct pfc_buf_egress *eg)
-{
-    eg->held = eg->lossy = 0;
-    for (int n = 0; n < 8; n++) {     /* The eight priorities. */
-        uint32_t in = -(uint32_t) ((prios >> n) & 1);
-
-        eg->held += held[n] & in;
-        eg->lossy += lossy[n] & in;
-    }
-}
-
+void pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
+                        uint8_t prios, struct pfc_buf_egress *);
 uint64_t pfc_buf_egress_bound(const struct pfc_buf_egress_params *,
                               uint64_t free);
 uint64_t pfc_buf_lossy_limit(const struct pfc_buf_egress_params *,
