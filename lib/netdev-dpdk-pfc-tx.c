@@ -777,47 +777,6 @@ pfc_send_sort_queues(const struct pfc_send_facts *f, uint8_t hold_tcs,
     return kept;
 }
 
-/* pfc_send_apply()'s first pass on a port without Queue rows: 'tx' has a
- * bit set for each priority that sends now.  Compacts the packets to send
- * now at the head of 'pkts', in order, returns how many they are, and puts
- * the others, in order, in 'r'.
- *
- * A first pass only loads each packet's priority, into a mask of the
- * packets not sent now, without a store and without a branch per packet
- * (the priorities of a batch are mixed, and a mispredicted branch would
- * cost more than the loads).  Only the packets from the first one not sent
- * on are moved, and only those not sent are visited again. */
-static inline int
-pfc_send_sort(uint8_t tx, struct rte_mbuf **pkts, int cnt,
-              struct pfc_send_rest *r)
-{
-    BUILD_ASSERT_DECL(PFC_TX_BURST <= 32);
-    uint32_t rest = 0;
-    int kept;
-
-    for (int i = 0; i < cnt; i++) {
-        uint32_t prio = pfc_mbuf_priority(pkts[i]);
-
-        rest |= (uint32_t) (~tx >> prio & 1) << i;
-    }
-    r->n = 0;
-    if (OVS_LIKELY(!rest)) {
-        return cnt;
-    }
-    for (uint32_t bits = rest; bits; bits = zero_rightmost_1bit(bits)) {
-        struct rte_mbuf *m = pkts[raw_ctz(bits)];
-
-        r->pkts[r->n] = m;
-        r->prios[r->n++] = pfc_mbuf_priority(m);
-    }
-    kept = raw_ctz(rest);
-    for (int i = kept + 1; i < cnt; i++) {
-        pkts[kept] = pkts[i];
-        kept += !(rest >> i & 1);
-    }
-    return kept;
-}
-
 /* Applies pfc_send_decide()'s verdicts, for the tx queue 't' of 'pfc' whose
  * facts are 'f', to the 'cnt' packets in 'pkts' (at most PFC_TX_BURST):
  * holds, in order, those to hold, and frees those that the watchdog drops
@@ -852,7 +811,23 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         kept = pfc_send_sort_queues(f, pfc_send_hold_tcs(f, bytes), verdicts,
                                     pkts, cnt, &r);
     } else {
-        kept = pfc_send_sort(tx, pkts, cnt, &r);
+        int n_rest = 0;
+
+        for (int i = 0; i < cnt; i++) {
+            /* Without a branch: the priorities of a batch are mixed, and a
+             * mispredicted branch per held packet would cost more than the
+             * stores. */
+            struct rte_mbuf *m = pkts[i];
+            uint8_t prio = pfc_mbuf_priority(m);
+            int send = (tx >> prio) & 1;
+
+            pkts[kept] = m;
+            kept += send;
+            r.prios[n_rest] = prio;
+            r.pkts[n_rest] = m;
+            n_rest += !send;
+        }
+        r.n = n_rest;
     }
     if (OVS_UNLIKELY(f->wd_ignored)) {
         /* Counted as forwarded during a storm, unless the tx ring refuses
