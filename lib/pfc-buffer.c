@@ -23,23 +23,6 @@
 #include "pfc-headroom.h"
 #include "util.h"
 
-/* Returns the most cells one traffic class queue may hold at 'free' free
- * shared cells: its static bound, or alpha_egress x free. */
-uint64_t
-pfc_buf_egress_bound(const struct pfc_buf_egress_params *e, uint64_t free)
-{
-    return e->limit ? e->limit : pfc_buf_dyn(e->dyn_th, free);
-}
-
-/* Returns the most lossy cells one traffic class queue may hold at 'free'
- * free shared cells: alpha_lossy x free, and never more than its bound. */
-uint64_t
-pfc_buf_lossy_limit(const struct pfc_buf_egress_params *e, uint64_t free)
-{
-    return MIN(pfc_buf_dyn(e->lossy_dyn_th, free),
-               pfc_buf_egress_bound(e, free));
-}
-
 /* Returns the shared cells at which a lossless priority group reaches XOFF
  * at 'free' free shared cells (dynamic threshold), or UINT64_MAX if its
  * threshold is static, in bytes. */
@@ -81,8 +64,7 @@ pfc_buf_admit(const struct pfc_buf_pg_params *p, const struct pfc_buf_pg *g,
     uint64_t bound = pfc_buf_egress_bound(e, free);
 
     if (!p || !p->lossless) {
-        return (free && q->held < bound
-                && q->lossy < pfc_buf_lossy_limit(e, free)
+        return (pfc_buf_lossy_admits(e, q, free)
                 ? PFC_BUF_SHARED : PFC_BUF_DROP_EGRESS);
     }
 
@@ -382,27 +364,6 @@ pfc_buf_pg_params_init(struct pfc_buf_pg_params *p,
     p->xon_bytes = t->xon_bytes;
     p->xon_hysteresis = cfg->xon_hysteresis;
     p->headroom = MIN(t->headroom.total, UINT32_MAX);
-}
-
-/* Stores in '*eg' the occupancy of a traffic class of an egress port: the
- * packets held, 'held', and of them lossy, 'lossy', of each priority in
- * 'prios' (the class's priorities, one bit each), summed over the port's
- * transmit queues by the caller.  The egress bound (pfc_buf_admit()) is
- * per port and class: judged per transmit queue, T PMD threads sending to
- * one paused port would each take a share of alpha x free, and the port
- * 2 T alpha / (1 + 2 T alpha) of the pool, leaving the other ports' groups
- * with nothing short of XOFF. */
-void
-pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
-                   uint8_t prios, struct pfc_buf_egress *eg)
-{
-    eg->held = eg->lossy = 0;
-    for (int n = 0; n < 8; n++) {     /* The eight priorities. */
-        if ((prios >> n) & 1) {
-            eg->held += held[n];
-            eg->lossy += lossy[n];
-        }
-    }
 }
 
 /* Initializes 'e' as the bound of the traffic classes of a port configured

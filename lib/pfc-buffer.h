@@ -155,12 +155,59 @@ enum pfc_buf_verdict {
                                  * need headroom, and the pool is full. */
 };
 
-void pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
-                        uint8_t prios, struct pfc_buf_egress *);
-uint64_t pfc_buf_egress_bound(const struct pfc_buf_egress_params *,
-                              uint64_t free);
-uint64_t pfc_buf_lossy_limit(const struct pfc_buf_egress_params *,
-                             uint64_t free);
+/* Stores in '*eg' the occupancy of a traffic class of an egress port: the
+ * packets held, 'held', and of them lossy, 'lossy', of each priority in
+ * 'prios' (the class's priorities, one bit each), summed over the port's
+ * transmit queues by the caller.  The egress bound (pfc_buf_admit()) is
+ * per port and class: judged per transmit queue, T PMD threads sending to
+ * one paused port would each take a share of alpha x free, and the port
+ * 2 T alpha / (1 + 2 T alpha) of the pool, leaving the other ports' groups
+ * with nothing short of XOFF. */
+static inline void
+pfc_buf_egress_sum(const uint32_t held[8], const uint32_t lossy[8],
+                   uint8_t prios, struct pfc_buf_egress *eg)
+{
+    eg->held = eg->lossy = 0;
+    for (int n = 0; n < 8; n++) {     /* The eight priorities. */
+        if ((prios >> n) & 1) {
+            eg->held += held[n];
+            eg->lossy += lossy[n];
+        }
+    }
+}
+
+/* Returns the most cells one traffic class queue may hold at 'free' free
+ * shared cells: its static bound, or alpha_egress x free. */
+static inline uint64_t
+pfc_buf_egress_bound(const struct pfc_buf_egress_params *e, uint64_t free)
+{
+    return e->limit ? e->limit : pfc_buf_dyn(e->dyn_th, free);
+}
+
+/* Returns the most lossy cells one traffic class queue may hold at 'free'
+ * free shared cells: alpha_lossy x free, and never more than its bound. */
+static inline uint64_t
+pfc_buf_lossy_limit(const struct pfc_buf_egress_params *e, uint64_t free)
+{
+    return MIN(pfc_buf_dyn(e->lossy_dyn_th, free),
+               pfc_buf_egress_bound(e, free));
+}
+
+/* Returns true if a lossy packet may take a shared cell of a traffic class
+ * queue with bound 'e' and occupancy 'q', when the shared pool has 'free'
+ * cells free: the pool is not empty, and the class holds fewer cells than
+ * its bound (queue-size, or alpha_egress x free) and fewer lossy cells than
+ * alpha_lossy x free (pfc_buf_lossy_limit()).  The rule of pfc_buf_admit()
+ * for a lossy packet; the answer depends on neither the packet's length nor
+ * its group, and never turns to true as 'q' grows or 'free' shrinks. */
+static inline bool
+pfc_buf_lossy_admits(const struct pfc_buf_egress_params *e,
+                     const struct pfc_buf_egress *q, uint64_t free)
+{
+    return (free && q->held < pfc_buf_egress_bound(e, free)
+            && q->lossy < pfc_buf_lossy_limit(e, free));
+}
+
 uint64_t pfc_buf_pg_threshold(const struct pfc_buf_pg_params *,
                               uint64_t free);
 enum pfc_buf_verdict pfc_buf_admit(const struct pfc_buf_pg_params *,

@@ -303,3 +303,66 @@ frames lost in the flood)" "$slow" -le "$lost"
         "$(pfc_stat dpdk-b pfc_pause_late_ends_p3)" -eq 0
     [ "$FAILS" -eq 0 ]
 }
+
+# The lossy limit of an egress class, for packets that a port without QoS
+# pfc received: such a packet is lossy at every egress, whatever the
+# egress's pfc-enable says.  dpdk-a has no QoS; B keeps priority 3 of dpdk-b
+# paused (the watchdog off, on purpose: the pause lasts seconds); trafgen
+# (package netsniff-ng) in A sends 20,000 priority-3 frames.  dpdk-b holds
+# them until its class 3 holds alpha_lossy x free lossy cells
+# (lossy-dynamic-th -1: half the free cells, so a third of the shared pool
+# when nothing else holds), and drops the rest as hold drops.  Expected:
+# every held packet is lossy, no more are held than pfc/buffer's lossy
+# limit plus one batch (the pool's free cells are read once per batch), the
+# held and the dropped add up to what dpdk-a received, and after XON every
+# held packet leaves.
+test_lossy_limit() {
+    local conf rx0 rx1 held lossy limit shared drops
+    command -v trafgen >/dev/null 2>&1 || {
+        pfc_err "trafgen not found: install the Debian package netsniff-ng"
+        return 1
+    }
+    pfc_setup "$OVS" || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M watchdog-detection-time=0 \
+        || return 1
+    conf=$PFC_TMP/lossy.cfg
+    cat >"$conf" <<EOF2 || return 1
+{
+  eth(da=$PFC_MAC_B, sa=$PFC_MAC_A),
+  vlan(id=0, pcp=3),
+  ipv4(saddr=10.0.0.1, daddr=10.0.0.2, ttl=64),
+  udp(sp=1000, dp=2000),
+  fill(0x00, 18)
+}
+EOF2
+    pause_p3 --xon-on-exit
+    pfc_stats_refresh
+    rx0=$(pfc_stat dpdk-a rx_packets)
+    ip netns exec "$PFC_NS_A" trafgen --dev "$PFC_IF_A1" --conf "$conf" \
+        --num 20000 --gap 40us --cpus 1 --no-cpu-stats >/dev/null 2>&1 \
+        || { pfc_err "trafgen failed"; return 1; }
+    sleep 1
+    read -r held lossy limit shared <<<"$(pfc_appctl pfc/buffer --json \
+        | python3 -c '
+import json, sys
+b = json.load(sys.stdin)
+tc = [t for t in b["ports"]["dpdk-b"]["traffic_classes"] if t["tc"] == 3]
+print(tc[0]["held"], tc[0]["lossy"], tc[0]["lossy_limit"], b["shared"])')"
+    pfc_stats_refresh
+    rx1=$(pfc_stat dpdk-a rx_packets)
+    drops=$(pfc_stat dpdk-b pfc_hold_drops_p3)
+    pfc_log "dpdk-b class 3: $held held ($lossy lossy), lossy limit $limit" \
+        "of $shared shared cells; $drops hold drops of $((rx1 - rx0))" \
+        "received"
+    check "p3 packets held at dpdk-b (a sixth of the pool at least)" \
+        "${held:-0}" -ge "$((${shared:-0} / 6))"
+    check "of them lossy" "${lossy:-x}" -eq "${held:-0}"
+    check "held within the lossy limit plus one batch" "${held:-0}" \
+        -le "$((${limit:-0} + 32))"
+    check "dpdk-b pfc_hold_drops_p3" "$drops" -ge 1
+    check "held and dropped, against received by dpdk-a" \
+        "$((${held:-0} + drops))" -eq "$((rx1 - rx0))"
+    pfc_stop_pid "$PAUSE_PID"
+    wait_held 0 || FAILS=$((FAILS + 1))
+    [ "$FAILS" -eq 0 ]
+}

@@ -41,7 +41,7 @@
 TESTS=(tools pause_per_priority timer_expiry xoff_xon lossless malformed
        not_forwarded reconfig_held remove_held down_releases down_xoff maxsleep_refresh remap_held
        remap_releases hold_full tso_held
-       copies_charged congestion incast flood_pause_end xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
+       copies_charged congestion incast flood_pause_end lossy_limit xon_on_change rx_enabled_only guest_mac_control vhost_no_reconfig
        qos_changes_lossless multicore_static multicore_xps multicore_hash
        multicore_ctrl
        rxq_second mac_control_queue mac_control_queue_rx_steering
