@@ -870,7 +870,7 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     struct pfc_buf_egress eg;
 
     h->lossy = true;
-    if (q->n >= q->limit || (b->lossy_full >> tc) & 1) {
+    if (q->n >= q->limit || ((b->lossy_full >> tc) & 1)) {
         return PFC_BUF_DROP_EGRESS;
     }
     if (b->free == UINT64_MAX) {
