@@ -328,15 +328,7 @@ test_lossy_limit() {
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M watchdog-detection-time=0 \
         || return 1
     conf=$PFC_TMP/lossy.cfg
-    cat >"$conf" <<EOF2 || return 1
-{
-  eth(da=$PFC_MAC_B, sa=$PFC_MAC_A),
-  vlan(id=0, pcp=3),
-  ipv4(saddr=10.0.0.1, daddr=10.0.0.2, ttl=64),
-  udp(sp=1000, dp=2000),
-  fill(0x00, 18)
-}
-EOF2
+    trafgen_p3_conf "$conf" || return 1
     pause_p3 --xon-on-exit
     # Priority 3 paused before the first frame: none leaves.
     pfc_stat_until dpdk-b pfc_rx_frames_p3 0 1 >/dev/null

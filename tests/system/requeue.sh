@@ -59,15 +59,7 @@ test_requeue_60k() {
     conf=$PFC_TMP/requeue.cfg
     pfc_qos dpdk-b pfc-enable=3 link-speed=10M watchdog-detection-time=0 \
         lossy-dynamic-th=7 egress-dynamic-th=7 || return 1
-    cat >"$conf" <<EOF2 || return 1
-{
-  eth(da=$PFC_MAC_B, sa=$PFC_MAC_A),
-  vlan(id=0, pcp=3),
-  ipv4(saddr=10.0.0.1, daddr=10.0.0.2, ttl=64),
-  udp(sp=1000, dp=2000),
-  fill(0x00, 18)
-}
-EOF2
+    trafgen_p3_conf "$conf" || return 1
     pause_p3 --xon-on-exit
     pfc_stats_refresh
     tx0=$(pfc_stat dpdk-b tx_packets)

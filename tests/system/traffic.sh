@@ -18,6 +18,20 @@ mempool_free() {
                     END { print n + 0 }'
 }
 
+# trafgen_p3_conf FILE: writes to FILE the trafgen (netsniff-ng)
+# configuration of a tagged priority-3 UDP frame from A to B, 64 octets.
+trafgen_p3_conf() {
+    cat >"$1" <<EOF2
+{
+  eth(da=$PFC_MAC_B, sa=$PFC_MAC_A),
+  vlan(id=0, pcp=3),
+  ipv4(saddr=10.0.0.1, daddr=10.0.0.2, ttl=64),
+  udp(sp=1000, dp=2000),
+  fill(0x00, 18)
+}
+EOF2
+}
+
 # held_p3: packets of priority 3 that dpdk-b holds, from pfc/show.
 held_p3() {
     pfc_show dpdk-b | awk '$1 == "p3" { print $5 }'
