@@ -196,8 +196,8 @@ pfc_buf_give_cells(struct pfc_txq *t, uint32_t cells)
 }
 
 /* Charges a lossy packet that traffic class 'tc' of 'pfc', whose occupancy
- * was 'eg', admits on tx queue 't' (pfc_buf_txq_admit()): a shared cell of
- * the pool, and the class's watermarks. */
+ * was 'eg', admits on tx queue 't' (pfc_buf_txq_admit(), pfc_hold_admit()):
+ * a shared cell of the pool, and the class's watermarks. */
 void
 pfc_buf_txq_take_lossy(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                        int tc, const struct pfc_buf_egress *eg)
@@ -207,11 +207,18 @@ pfc_buf_txq_take_lossy(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     pfc_wm_note(&pfc->port->buf.wm_lossy[tc], eg->lossy + 1);
 }
 
-/* pfc_buf_txq_admit() for every packet: see there. */
+/* Decides whether tx queue 't' of 'pfc' holds 'h' in its traffic class
+ * queue 'q', in the batch 'b' (the pool's free cells read once per batch),
+ * and charges it if so: to its ingress priority group and the pool, or to
+ * the pool alone as lossy (h->lossy).  Returns the verdict; the caller
+ * appends 'h' to 'q' for PFC_BUF_SHARED and PFC_BUF_HEADROOM, and counts
+ * the drop otherwise.  The caller holds t->lock.  The transmit path asks
+ * pfc_hold_admit() first, which decides inline for a packet that no port
+ * with PFC received. */
 enum pfc_buf_verdict
-pfc_buf_txq_admit__(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                    const struct pfc_holdq *q, struct pfc_held *h,
-                    struct pfc_buf_batch *b, bool copy)
+pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
+                  const struct pfc_holdq *q, struct pfc_held *h,
+                  struct pfc_buf_batch *b, bool copy)
 {
     const struct pfc_bound *bd = pfc_bound(pfc);
     struct pfc_port *in = (h->in_port < PFC_N_PORTS

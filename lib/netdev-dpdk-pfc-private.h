@@ -837,54 +837,13 @@ pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
     pfc_buf_egress_sum(held, lossy, prios, eg);
 }
 
-enum pfc_buf_verdict pfc_buf_txq_admit__(const struct netdev_dpdk_pfc *,
-                                         struct pfc_txq *,
-                                         const struct pfc_holdq *,
-                                         struct pfc_held *,
-                                         struct pfc_buf_batch *, bool copy);
+enum pfc_buf_verdict pfc_buf_txq_admit(const struct netdev_dpdk_pfc *,
+                                       struct pfc_txq *,
+                                       const struct pfc_holdq *,
+                                       struct pfc_held *,
+                                       struct pfc_buf_batch *, bool copy);
 void pfc_buf_txq_take_lossy(const struct netdev_dpdk_pfc *, struct pfc_txq *,
                             int tc, const struct pfc_buf_egress *);
-
-/* Decides whether tx queue 't' of 'pfc' holds 'h' in its traffic class
- * queue 'q', in the batch 'b' (the pool's free cells read once per batch),
- * and charges it if so: to its ingress priority group and the pool, or to
- * the pool alone as lossy (h->lossy).  Returns the verdict; the caller
- * appends 'h' to 'q' for PFC_BUF_SHARED and PFC_BUF_HEADROOM, and counts
- * the drop otherwise.  The caller holds t->lock.
- *
- * Inline for a packet that no port with QoS pfc received (h->in_port is
- * UINT16_MAX), which is lossy at every egress: while its class is paused
- * and the buffer refuses it, such packets come here from every batch, and
- * only the first of the class in each batch reads the class's occupancy
- * (pfc_buf_lossy_admits()). */
-static inline enum pfc_buf_verdict
-pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                  const struct pfc_holdq *q, struct pfc_held *h,
-                  struct pfc_buf_batch *b, bool copy)
-{
-    if (h->in_port < PFC_N_PORTS) {
-        return pfc_buf_txq_admit__(pfc, t, q, h, b, copy);
-    }
-
-    int tc = pfc->cfg.prio_to_tc[h->prio];
-    struct pfc_buf_egress eg;
-
-    h->lossy = true;
-    if (q->n >= q->limit || ((b->lossy_full >> tc) & 1)) {
-        return PFC_BUF_DROP_EGRESS;
-    }
-    if (b->free == UINT64_MAX) {
-        b->free = pfc_pool_free();
-    }
-    pfc_buf_class_occupancy(pfc, tc, &eg);
-    if (!pfc_buf_lossy_admits(&pfc_bound(pfc)->eparams, &eg, b->free)) {
-        b->lossy_full |= 1u << tc;
-        return PFC_BUF_DROP_EGRESS;
-    }
-    pfc_buf_txq_take_lossy(pfc, t, tc, &eg);
-    return PFC_BUF_SHARED;
-}
-
 void pfc_buf_txq_release(struct pfc_txq *, const struct pfc_held *);
 void pfc_release(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_give_cache(struct pfc_txq *);
