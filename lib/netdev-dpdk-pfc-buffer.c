@@ -195,16 +195,26 @@ pfc_buf_give_cells(struct pfc_txq *t, uint32_t cells)
     }
 }
 
-/* Charges a lossy packet that traffic class 'tc' of 'pfc', whose occupancy
- * was 'eg', admits on tx queue 't' (pfc_buf_txq_admit(), pfc_hold_admit()):
- * a shared cell of the pool, and the class's watermarks. */
-void
-pfc_buf_txq_take_lossy(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-                       int tc, const struct pfc_buf_egress *eg)
+/* Stores in '*eg' what traffic class 'tc' of 'pfc' holds on all its tx
+ * queues (pfc_buf_egress_sum()). */
+static void
+pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
+                        struct pfc_buf_egress *eg)
 {
-    pfc_buf_take_cell(t);
-    pfc_wm_note(&pfc->port->buf.wm_held[tc], eg->held + 1);
-    pfc_wm_note(&pfc->port->buf.wm_lossy[tc], eg->lossy + 1);
+    uint32_t held[PFC_N_PRIOS], lossy[PFC_N_PRIOS];
+    uint8_t prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc);
+
+    for (int n = 0; n < PFC_N_PRIOS; n++) {
+        held[n] = lossy[n] = 0;
+        if ((prios >> n) & 1) {
+            struct netdev_dpdk_pfc *p = CONST_CAST(struct netdev_dpdk_pfc *,
+                                                   pfc);
+
+            atomic_read_relaxed(&p->held_prio[n], &held[n]);
+            atomic_read_relaxed(&p->lossy_prio[n], &lossy[n]);
+        }
+    }
+    pfc_buf_egress_sum(held, lossy, prios, eg);
 }
 
 /* Decides whether tx queue 't' of 'pfc' holds 'h' in its traffic class
@@ -212,9 +222,7 @@ pfc_buf_txq_take_lossy(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
  * and charges it if so: to its ingress priority group and the pool, or to
  * the pool alone as lossy (h->lossy).  Returns the verdict; the caller
  * appends 'h' to 'q' for PFC_BUF_SHARED and PFC_BUF_HEADROOM, and counts
- * the drop otherwise.  The caller holds t->lock.  The transmit path asks
- * pfc_hold_admit() first, which decides inline for a packet that no port
- * with PFC received. */
+ * the drop otherwise.  The caller holds t->lock. */
 enum pfc_buf_verdict
 pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                   const struct pfc_holdq *q, struct pfc_held *h,
@@ -248,15 +256,18 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         if ((b->lossy_full >> tc) & 1) {
             return PFC_BUF_DROP_EGRESS;
         }
+        /* The rule of pfc_buf_admit() for a lossy packet, inline: while a
+         * paused class refuses packets from ports without PFC, the first
+         * of the class in every batch comes here. */
         pfc_buf_class_occupancy(pfc, tc, &eg);
-        v = pfc_buf_admit(NULL, NULL, &bd->eparams, &eg, b->free, h->len,
-                          copy);
-        if (v == PFC_BUF_SHARED) {
-            pfc_buf_txq_take_lossy(pfc, t, tc, &eg);
-        } else {
+        if (!pfc_buf_lossy_admits(&bd->eparams, &eg, b->free)) {
             b->lossy_full |= 1u << tc;
+            return PFC_BUF_DROP_EGRESS;
         }
-        return v;
+        pfc_buf_take_cell(t);
+        pfc_wm_note(&pfc->port->buf.wm_held[tc], eg.held + 1);
+        pfc_wm_note(&pfc->port->buf.wm_lossy[tc], eg.lossy + 1);
+        return PFC_BUF_SHARED;
     }
 
     pfc_buf_class_occupancy(pfc, tc, &eg);

@@ -815,35 +815,11 @@ struct pfc_buf_batch {
                                  * its occupancy again. */
 };
 
-/* Stores in '*eg' what traffic class 'tc' of 'pfc' holds on all its tx
- * queues (pfc_buf_egress_sum()). */
-static inline void
-pfc_buf_class_occupancy(const struct netdev_dpdk_pfc *pfc, int tc,
-                        struct pfc_buf_egress *eg)
-{
-    uint32_t held[PFC_N_PRIOS], lossy[PFC_N_PRIOS];
-    uint8_t prios = pfc_tcs_prios(pfc->cfg.prio_to_tc, 1u << tc);
-
-    for (int n = 0; n < PFC_N_PRIOS; n++) {
-        held[n] = lossy[n] = 0;
-        if ((prios >> n) & 1) {
-            struct netdev_dpdk_pfc *p = CONST_CAST(struct netdev_dpdk_pfc *,
-                                                   pfc);
-
-            atomic_read_relaxed(&p->held_prio[n], &held[n]);
-            atomic_read_relaxed(&p->lossy_prio[n], &lossy[n]);
-        }
-    }
-    pfc_buf_egress_sum(held, lossy, prios, eg);
-}
-
 enum pfc_buf_verdict pfc_buf_txq_admit(const struct netdev_dpdk_pfc *,
                                        struct pfc_txq *,
                                        const struct pfc_holdq *,
                                        struct pfc_held *,
                                        struct pfc_buf_batch *, bool copy);
-void pfc_buf_txq_take_lossy(const struct netdev_dpdk_pfc *, struct pfc_txq *,
-                            int tc, const struct pfc_buf_egress *);
 void pfc_buf_txq_release(struct pfc_txq *, const struct pfc_held *);
 void pfc_release(struct pfc_txq *, const struct pfc_held *);
 void pfc_buf_txq_give_cache(struct pfc_txq *);

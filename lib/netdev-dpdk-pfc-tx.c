@@ -481,43 +481,9 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
     pfc_tx_flush(pfc, qid, mp, -1);
 }
 
-/* pfc_buf_txq_admit() for pfc_hold(), inline for a packet that no port with
- * QoS pfc received (h->in_port is UINT16_MAX), which is lossy at every
- * egress: while its class is paused and the buffer refuses it, such packets
- * come here from every batch, and only the first of the class in each batch
- * reads the class's occupancy (pfc_buf_lossy_admits(), the lossy rule of
- * pfc_buf_admit()). */
-static inline enum pfc_buf_verdict
-pfc_hold_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-               const struct pfc_holdq *q, struct pfc_held *h,
-               struct pfc_buf_batch *b, bool copy)
-{
-    if (h->in_port < PFC_N_PORTS) {
-        return pfc_buf_txq_admit(pfc, t, q, h, b, copy);
-    }
-
-    int tc = pfc->cfg.prio_to_tc[h->prio];
-    struct pfc_buf_egress eg;
-
-    h->lossy = true;
-    if (q->n >= q->limit || ((b->lossy_full >> tc) & 1)) {
-        return PFC_BUF_DROP_EGRESS;
-    }
-    if (b->free == UINT64_MAX) {
-        b->free = pfc_pool_free();
-    }
-    pfc_buf_class_occupancy(pfc, tc, &eg);
-    if (!pfc_buf_lossy_admits(&pfc_bound(pfc)->eparams, &eg, b->free)) {
-        b->lossy_full |= 1u << tc;
-        return PFC_BUF_DROP_EGRESS;
-    }
-    pfc_buf_txq_take_lossy(pfc, t, tc, &eg);
-    return PFC_BUF_SHARED;
-}
-
 /* Holds 'm', of priority 'prio', at the tail of the queue of its traffic
  * class 'tc' in 't' (the class of 'prio', or the one that set_queue chose,
- * pfc_send_class()), if the buffer admits it (pfc_hold_admit()):
+ * pfc_send_class()), if the buffer admits it (pfc_buf_txq_admit()):
  * charged to its ingress priority group, or as lossy, in the batch 'b'.
  * Returns false, without taking 'm', if admission drops it. */
 static inline bool
@@ -541,7 +507,7 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
             h.in_port = m->port;
         }
     }
-    v = pfc_hold_admit(pfc, t, q, &h, b, pfc_mbuf_is_copy(m));
+    v = pfc_buf_txq_admit(pfc, t, q, &h, b, pfc_mbuf_is_copy(m));
     if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
         return false;           /* The caller drops 'm'. */
     }
