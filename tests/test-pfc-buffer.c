@@ -377,6 +377,49 @@ test_derive(struct ovs_cmdl_context *ctx OVS_UNUSED)
     printf("derive: ok\n");
 }
 
+/* Checks pfc_buf_lossy_admits(), the lossy rule of pfc_buf_admit() that the
+ * transmit path asks for a packet that no port with PFC received:
+ * a free cell, fewer cells held than the bound (queue-size, or
+ * alpha_egress x free) and fewer lossy cells than alpha_lossy x free
+ * and the bound.  It never turns to "admit" as the class holds more or
+ * the pool has less free. */
+static void
+check_lossy_rule(void)
+{
+    random_set_seed(0x1055);
+    for (int i = 0; i < 100000; i++) {
+        struct pfc_buf_egress_params re = {
+            .limit = random_range(4) ? 0 : random_range(500),
+            .dyn_th = random_range(PFC_DYN_TH_MAX - PFC_DYN_TH_MIN + 1)
+                      + PFC_DYN_TH_MIN,
+            .lossy_dyn_th = random_range(PFC_DYN_TH_MAX - PFC_DYN_TH_MIN + 1)
+                            + PFC_DYN_TH_MIN,
+        };
+        struct pfc_buf_egress rq = { random_range(1000), 0 };
+        uint64_t free = random_range(4) ? random_range(1000) : 0;
+        uint64_t bound = (re.limit ? re.limit
+                          : re.dyn_th >= 0 ? free << re.dyn_th
+                          : free >> -re.dyn_th);
+        uint64_t lossy = MIN(re.lossy_dyn_th >= 0 ? free << re.lossy_dyn_th
+                             : free >> -re.lossy_dyn_th, bound);
+        bool admits;
+
+        rq.lossy = random_range(rq.held + 1);
+        admits = pfc_buf_lossy_admits(&re, &rq, free);
+        ovs_assert(admits == (free && rq.held < bound && rq.lossy < lossy));
+        ovs_assert(admits == (pfc_buf_admit(NULL, NULL, &re, &rq, free,
+                                            64, false) == PFC_BUF_SHARED));
+        if (!admits) {
+            struct pfc_buf_egress more = rq;
+
+            more.held += random_range(100);
+            more.lossy += random_range(more.held - rq.held + 1);
+            ovs_assert(!pfc_buf_lossy_admits(&re, &more,
+                                             free ? random_range(free) : 0));
+        }
+    }
+}
+
 /* Admission of single packets. */
 static void
 test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
@@ -461,44 +504,7 @@ test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
     p.lossless = false;
     ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 0, 64, false)
                == PFC_BUF_DROP_EGRESS);
-    /* pfc_buf_lossy_admits(), the lossy rule of pfc_buf_admit() that the
-     * transmit path asks for a packet that no port with PFC received:
-     * a free cell, fewer cells held than the bound (queue-size, or
-     * alpha_egress x free) and fewer lossy cells than alpha_lossy x free
-     * and the bound.  It never turns to "admit" as the class holds more or
-     * the pool has less free. */
-    random_set_seed(0x1055);
-    for (int i = 0; i < 100000; i++) {
-        struct pfc_buf_egress_params re = {
-            .limit = random_range(4) ? 0 : random_range(500),
-            .dyn_th = random_range(PFC_DYN_TH_MAX - PFC_DYN_TH_MIN + 1)
-                      + PFC_DYN_TH_MIN,
-            .lossy_dyn_th = random_range(PFC_DYN_TH_MAX - PFC_DYN_TH_MIN + 1)
-                            + PFC_DYN_TH_MIN,
-        };
-        struct pfc_buf_egress rq = { random_range(1000), 0 };
-        uint64_t free = random_range(4) ? random_range(1000) : 0;
-        uint64_t bound = (re.limit ? re.limit
-                          : re.dyn_th >= 0 ? free << re.dyn_th
-                          : free >> -re.dyn_th);
-        uint64_t lossy = MIN(re.lossy_dyn_th >= 0 ? free << re.lossy_dyn_th
-                             : free >> -re.lossy_dyn_th, bound);
-        bool admits;
-
-        rq.lossy = random_range(rq.held + 1);
-        admits = pfc_buf_lossy_admits(&re, &rq, free);
-        ovs_assert(admits == (free && rq.held < bound && rq.lossy < lossy));
-        ovs_assert(admits == (pfc_buf_admit(NULL, NULL, &re, &rq, free,
-                                            64, false) == PFC_BUF_SHARED));
-        if (!admits) {
-            struct pfc_buf_egress more = rq;
-
-            more.held += random_range(100);
-            more.lossy += random_range(more.held - rq.held + 1);
-            ovs_assert(!pfc_buf_lossy_admits(&re, &more,
-                                             free ? random_range(free) : 0));
-        }
-    }
+    check_lossy_rule();
 
     /* Static byte threshold. */
     p = static_pg(1000, 500, 2);

@@ -100,6 +100,68 @@ check_rx_decide(const uint8_t *data, size_t len)
     }
 }
 
+/* pfc_maybe_mac_control(), pfc_rx_special() and pfc_rx_decide() against
+ * pfc_frame_decode() and pfc_classify__(), over EtherTypes, lengths,
+ * IP versions and DSCPs. */
+static void
+check_rx_tests(void)
+{
+    struct pfc_frame f;
+    uint8_t buf[64];
+
+    /* The inline pre-check agrees with the decoder: false only where the
+     * decoder says "not MAC Control", for every EtherType pair and length
+     * around the boundaries, untagged and behind one tag. */
+    static const uint16_t types[] = { 0x0800, 0x8808, 0x8100, 0x88a8,
+                                      0x0808, 0x8809, 0x86dd, 0x88cc };
+    for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+        for (size_t j = 0; j < ARRAY_SIZE(types); j++) {
+            for (size_t l = 0; l <= 64; l++) {
+                memset(buf, 0, sizeof buf);
+                buf[12] = types[i] >> 8, buf[13] = types[i] & 0xff;
+                buf[16] = types[j] >> 8, buf[17] = types[j] & 0xff;
+                bool maybe = pfc_maybe_mac_control(buf, l);
+                enum pfc_rx_kind kind = pfc_frame_decode(buf, l, &f);
+
+                ovs_assert(maybe || kind == PFC_RX_NOT_MAC_CONTROL);
+                ovs_assert(!maybe || kind != PFC_RX_NOT_MAC_CONTROL);
+
+                /* The receive path's per-packet test: every frame too
+                 * short to tell, every MAC Control frame, and with DCBX
+                 * every untagged EtherType 0x88cc, and nothing else. */
+                for (int lldp = 0; lldp < 2; lldp++) {
+                    bool want = (l < 18 || maybe
+                                 || (lldp && types[i] == 0x88cc));
+
+                    ovs_assert(pfc_rx_special(buf, l, lldp) == want);
+                }
+
+                /* pfc_rx_decide() gives what the two tests give apart,
+                 * for each trust mode, with and without a DSCP map, for
+                 * IPv4 and IPv6 version nibbles and DSCPs that vary. */
+                static const uint8_t vers[] = { 0x45, 0x65, 0x05 };
+                for (size_t v = 0; v < ARRAY_SIZE(vers); v++) {
+                    buf[14] = vers[v];
+                    buf[15] = (i * 8 + j + l) << 2;
+                    buf[18] = vers[v];
+                    buf[19] = (j * 8 + i) << 2;
+                    check_rx_decide(buf, l);
+                }
+            }
+        }
+    }
+    /* The fast path of pfc_rx_decide(), untagged IPv4, for every DSCP and
+     * ECN codepoint (RFC 3168), at the shortest length it takes and at 60
+     * octets. */
+    memset(buf, 0, sizeof buf);
+    buf[12] = 0x08, buf[14] = 0x45;
+    for (int tos = 0; tos < 256; tos++) {
+        buf[15] = tos;
+        check_rx_decide(buf, 18);
+        check_rx_decide(buf, 60);
+    }
+}
+
 static void
 test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
@@ -171,57 +233,7 @@ test_decode(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(pfc_frame_decode(buf, 60, &f) == PFC_RX_NOT_MAC_CONTROL);
     ovs_assert(pfc_frame_decode(buf, 10, &f) == PFC_RX_NOT_MAC_CONTROL);
 
-    /* The inline pre-check agrees with the decoder: false only where the
-     * decoder says "not MAC Control", for every EtherType pair and length
-     * around the boundaries, untagged and behind one tag. */
-    static const uint16_t types[] = { 0x0800, 0x8808, 0x8100, 0x88a8,
-                                      0x0808, 0x8809, 0x86dd, 0x88cc };
-    for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-        for (size_t j = 0; j < ARRAY_SIZE(types); j++) {
-            for (size_t l = 0; l <= 64; l++) {
-                memset(buf, 0, sizeof buf);
-                buf[12] = types[i] >> 8, buf[13] = types[i] & 0xff;
-                buf[16] = types[j] >> 8, buf[17] = types[j] & 0xff;
-                bool maybe = pfc_maybe_mac_control(buf, l);
-                enum pfc_rx_kind kind = pfc_frame_decode(buf, l, &f);
-
-                ovs_assert(maybe || kind == PFC_RX_NOT_MAC_CONTROL);
-                ovs_assert(!maybe || kind != PFC_RX_NOT_MAC_CONTROL);
-
-                /* The receive path's per-packet test: every frame too
-                 * short to tell, every MAC Control frame, and with DCBX
-                 * every untagged EtherType 0x88cc, and nothing else. */
-                for (int lldp = 0; lldp < 2; lldp++) {
-                    bool want = (l < 18 || maybe
-                                 || (lldp && types[i] == 0x88cc));
-
-                    ovs_assert(pfc_rx_special(buf, l, lldp) == want);
-                }
-
-                /* pfc_rx_decide() gives what the two tests give apart,
-                 * for each trust mode, with and without a DSCP map, for
-                 * IPv4 and IPv6 version nibbles and DSCPs that vary. */
-                static const uint8_t vers[] = { 0x45, 0x65, 0x05 };
-                for (size_t v = 0; v < ARRAY_SIZE(vers); v++) {
-                    buf[14] = vers[v];
-                    buf[15] = (i * 8 + j + l) << 2;
-                    buf[18] = vers[v];
-                    buf[19] = (j * 8 + i) << 2;
-                    check_rx_decide(buf, l);
-                }
-            }
-        }
-    }
-    /* The fast path of pfc_rx_decide(), untagged IPv4, for every DSCP and
-     * ECN codepoint (RFC 3168), at the shortest length it takes and at 60
-     * octets. */
-    memset(buf, 0, sizeof buf);
-    buf[12] = 0x08, buf[14] = 0x45;
-    for (int tos = 0; tos < 256; tos++) {
-        buf[15] = tos;
-        check_rx_decide(buf, 18);
-        check_rx_decide(buf, 60);
-    }
+    check_rx_tests();
     printf("decode: ok\n");
 }
 
