@@ -27,48 +27,38 @@
 # drop, dpdk-b counted each PFC frame B sent (whichever rx queue read it),
 # A got each PFC frame dpdk-a sent, and nothing is left held or charged.
 # Only order, loss and counters are asserted, never timing.
-multicore() {
-    local mode=$1 q=2 tq facts out f cfg pmds p rx_a n
-    [ "$mode" = static ] && q=3
-    [ "$mode" = ctrl ] && q=4
-    tq=$((q > 3 ? 3 : q))       # The datapath's tx queues.
-    PFC_PMD_MASK=0x3
-    PFC_DEVARGS=",qpairs=$q"
-    n=$(nproc --all 2>/dev/null || echo 1)
-    if [ "$n" -lt 2 ]; then
-        pfc_log "FAIL: this test needs 2 CPUs for 2 PMD threads (has $n)"
-        return 1
+# dpif/show: "dpdk-b 2/2: (dpdk: configured_rx_queues=2, ...)" in Open
+# vSwitch 3.1; 3.5 has the queues in force in the Interface's status
+# (n_rxq, n_txq) and does not report the tx queues requested.
+multicore_cfg_of() {        # multicore_cfg_of PORT KEY
+    local v
+    v=$(pfc_appctl dpif/show | sed -n \
+        "s/^[[:space:]]*$1 [0-9]*\/[0-9]*: .*[(, ]$2=\([0-9]*\)[,)].*/\1/p")
+    if [ -z "$v" ]; then
+        case $2 in
+        configured_rx_queues) v=$(pfc_vsctl get Interface "$1" \
+                                      status:n_rxq 2>/dev/null) ;;
+        configured_tx_queues) v=$(pfc_vsctl get Interface "$1" \
+                                      status:n_txq 2>/dev/null) ;;
+        esac
     fi
-    pfc_setup "$OVS" || return 1
-    facts=$PFC_TMP/multiflow.json
-    pfc_vsctl set Interface dpdk-a "options:n_rxq=$q" \
-        -- set Interface dpdk-b "options:n_rxq=$q" || return 1
-    if [ "$mode" = hash ]; then
-        pfc_vsctl set Interface dpdk-b other_config:tx-steering=hash \
-            || return 1
-    fi
-    pfc_iface_ok dpdk-a || return 1
-    pfc_iface_ok dpdk-b || return 1
-    # dpif/show: "dpdk-b 2/2: (dpdk: configured_rx_queues=2, ...)" in Open
-    # vSwitch 3.1; 3.5 has the queues in force in the Interface's status
-    # (n_rxq, n_txq) and does not report the tx queues requested.
-    cfg_of() {          # cfg_of PORT KEY
-        local v
-        v=$(pfc_appctl dpif/show | sed -n \
-            "s/^[[:space:]]*$1 [0-9]*\/[0-9]*: .*[(, ]$2=\([0-9]*\)[,)].*/\1/p")
-        if [ -z "$v" ]; then
-            case $2 in
-            configured_rx_queues) v=$(pfc_vsctl get Interface "$1" \
-                                          status:n_rxq 2>/dev/null) ;;
-            configured_tx_queues) v=$(pfc_vsctl get Interface "$1" \
-                                          status:n_txq 2>/dev/null) ;;
-            esac
-        fi
-        echo "${v//\"/}"
-    }
+    echo "${v//\"/}"
+}
+
+# The fact KEY of the multiflow scenario's facts file FACTS, or "absent".
+multicore_fact() {          # multicore_fact FACTS KEY
+    "$PFC_PY" -c 'import json, sys
+print(json.load(open(sys.argv[1])).get(sys.argv[2], "absent"))' \
+        "$1" "$2" 2>/dev/null || echo absent
+}
+
+# Checks that dpdk-a and dpdk-b run Q rx queues and TQ tx queues in tx
+# queue mode MODE, and that both PMD threads poll rx queues of each.
+multicore_queues() {        # multicore_queues MODE Q TQ
+    local mode=$1 q=$2 tq=$3 f p out pmds
     for f in $(seq 50); do
-        [ "$(cfg_of dpdk-a configured_rx_queues)" = "$q" ] \
-            && [ "$(cfg_of dpdk-b configured_rx_queues)" = "$q" ] \
+        [ "$(multicore_cfg_of dpdk-a configured_rx_queues)" = "$q" ] \
+            && [ "$(multicore_cfg_of dpdk-b configured_rx_queues)" = "$q" ] \
             && [ "$(pfc_appctl dpif-netdev/pmd-rxq-show | grep -c 'port: dpdk-')" = $((2 * q)) ] \
             && break
         sleep 0.2
@@ -76,26 +66,26 @@ multicore() {
     pfc_log "dpif/show:"
     pfc_appctl dpif/show | grep -E 'dpdk-[ab]'
     for p in dpdk-a dpdk-b; do
-        check "$p configured_rx_queues" "$(cfg_of $p configured_rx_queues)" \
-            -eq "$q"
-        check "$p configured_tx_queues" "$(cfg_of $p configured_tx_queues)" \
-            -eq "$tq"
+        check "$p configured_rx_queues" \
+            "$(multicore_cfg_of $p configured_rx_queues)" -eq "$q"
+        check "$p configured_tx_queues" \
+            "$(multicore_cfg_of $p configured_tx_queues)" -eq "$tq"
     done
     # dpif-netdev wants a tx queue per PMD thread plus one (the main
     # thread's): requested_tx_queues 3.  Fewer configured: XPS (or hash).
     if pfc_appctl dpif/show | grep -q requested_tx_queues; then
         check "dpdk-b requested_tx_queues (2 PMD threads + 1)" \
-            "$(cfg_of dpdk-b requested_tx_queues)" -eq 3
+            "$(multicore_cfg_of dpdk-b requested_tx_queues)" -eq 3
     else
         pfc_log "dpdk-b requested_tx_queues: not reported by this Open" \
                 "vSwitch (3.5); the tx queue mode below is checked instead"
     fi
+    f=$(multicore_cfg_of dpdk-b configured_tx_queues)
     case $mode in
     static|ctrl) pfc_log "tx queue mode of dpdk-b: static (configured" \
-                "$(cfg_of dpdk-b configured_tx_queues) >= requested 3)" ;;
-    xps)    pfc_log "tx queue mode of dpdk-b: XPS (configured" \
-                "$(cfg_of dpdk-b configured_tx_queues) < requested 3, no" \
-                "tx-steering=hash)"
+                "$f >= requested 3)" ;;
+    xps)    pfc_log "tx queue mode of dpdk-b: XPS (configured $f <" \
+                "requested 3, no tx-steering=hash)"
             run_or_fail "log: no tx steering 'hash' set" bash -c \
                 "! grep -q \"dpdk-b: Tx packet steering mode has been set to 'hash'\" '$PFC_TMP/ovs-vswitchd.log'" ;;
     hash)   run_or_fail "log: dpdk-b tx steering mode 'hash'" grep -q \
@@ -119,33 +109,15 @@ multicore() {
     check "PMD threads polling rx queues of dpdk-b" \
         "$(awk '/^pmd thread/ { core = $NF } /port: dpdk-b / { c[core] = 1 }
                 END { print length(c) }' <<<"$out")" -eq 2
+}
 
-    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
-        xon-threshold=4000 || return 1
-    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
-    out=$(pfc_show dpdk-b)
-    pfc_log "$(grep 'queues:' <<<"$out")"
-    run_or_fail "pfc/show dpdk-b: $q rx, $tq tx queues" \
-        grep -q "queues: $q rx, $tq tx " <<<"$out"
-    pfc_log "$(grep 'xoff send delay:' <<<"$out")"
-    if [ "$mode" = ctrl ]; then
-        run_or_fail "pfc/show dpdk-b: PFC frames leave from tx queue 3" \
-            grep -q "on tx queue 3, the PFC frames' own" <<<"$out"
-    else
-        run_or_fail "pfc/show dpdk-b: no tx queue to spare for PFC frames" \
-            grep -q "behind [0-9]* tx descriptors on each of $tq tx queues; the driver has no tx queue to spare" <<<"$out"
-    fi
-    pfc_appctl dpif-netdev/pmd-stats-clear >/dev/null
+# The counters after the multiflow scenario of mode MODE, against its facts
+# in FACTS: no hold drop, every PFC frame counted on both sides, nothing
+# left held or charged.
+multicore_counters() {      # multicore_counters MODE FACTS
+    local mode=$1 facts=$2 out rx_a n p
 
-    run_or_fail "multiflow scenario" pfc_scenario multiflow --speed-a 1G \
-        --speed-b 10M --rate 1300 --flows 12 --cycles 24 --pause-ms 150 \
-        --resume-ms 100 --expire-every 3 --long-every 8 \
-        --long-pause-ms 700 --facts "$facts"
-    fact() {
-        "$PFC_PY" -c 'import json, sys
-print(json.load(open(sys.argv[1])).get(sys.argv[2], "absent"))' \
-            "$facts" "$1" 2>/dev/null || echo absent
-    }
+    fact() { multicore_fact "$facts" "$1"; }
 
     # Both PMD threads forwarded A's frames.
     out=$(pfc_appctl dpif-netdev/pmd-stats-show)
@@ -201,6 +173,54 @@ xoff_rx_at_a) XOFF + $(fact xon_rx_at_a) XON)" \
 per_flow_sent) frames per flow, $(fact cycles) pauses ($(fact cycles_xon)\
  XON, $(fact cycles_expiry) expiry), reorders $(fact reorders), p3 losses\
  $(fact missing_p3)"
+}
+
+multicore() {
+    local mode=$1 q=2 tq facts out n
+    [ "$mode" = static ] && q=3
+    [ "$mode" = ctrl ] && q=4
+    tq=$((q > 3 ? 3 : q))       # The datapath's tx queues.
+    PFC_PMD_MASK=0x3
+    PFC_DEVARGS=",qpairs=$q"
+    n=$(nproc --all 2>/dev/null || echo 1)
+    if [ "$n" -lt 2 ]; then
+        pfc_log "FAIL: this test needs 2 CPUs for 2 PMD threads (has $n)"
+        return 1
+    fi
+    pfc_setup "$OVS" || return 1
+    facts=$PFC_TMP/multiflow.json
+    pfc_vsctl set Interface dpdk-a "options:n_rxq=$q" \
+        -- set Interface dpdk-b "options:n_rxq=$q" || return 1
+    if [ "$mode" = hash ]; then
+        pfc_vsctl set Interface dpdk-b other_config:tx-steering=hash \
+            || return 1
+    fi
+    pfc_iface_ok dpdk-a || return 1
+    pfc_iface_ok dpdk-b || return 1
+    multicore_queues "$mode" "$q" "$tq"
+
+    pfc_qos dpdk-a pfc-enable=3 link-speed=1G xoff-threshold=8000 \
+        xon-threshold=4000 || return 1
+    pfc_qos dpdk-b pfc-enable=3 link-speed=10M || return 1
+    out=$(pfc_show dpdk-b)
+    pfc_log "$(grep 'queues:' <<<"$out")"
+    run_or_fail "pfc/show dpdk-b: $q rx, $tq tx queues" \
+        grep -q "queues: $q rx, $tq tx " <<<"$out"
+    pfc_log "$(grep 'xoff send delay:' <<<"$out")"
+    if [ "$mode" = ctrl ]; then
+        run_or_fail "pfc/show dpdk-b: PFC frames leave from tx queue 3" \
+            grep -q "on tx queue 3, the PFC frames' own" <<<"$out"
+    else
+        run_or_fail "pfc/show dpdk-b: no tx queue to spare for PFC frames" \
+            grep -q "behind [0-9]* tx descriptors on each of $tq tx queues; the driver has no tx queue to spare" <<<"$out"
+    fi
+    pfc_appctl dpif-netdev/pmd-stats-clear >/dev/null
+
+    run_or_fail "multiflow scenario" pfc_scenario multiflow --speed-a 1G \
+        --speed-b 10M --rate 1300 --flows 12 --cycles 24 --pause-ms 150 \
+        --resume-ms 100 --expire-every 3 --long-every 8 \
+        --long-pause-ms 700 --facts "$facts"
+    multicore_counters "$mode" "$facts"
     [ "$FAILS" -eq 0 ]
 }
 

@@ -5,6 +5,34 @@
 # Copyright (c) 2026 The OVS PFC authors.
 # Licensed under the Apache License, Version 2.0.
 
+# Checks what B received in test_guest_mac_control: in the tshark capture
+# PCAP and in pfc_peer.py's record REC, no MAC Control frame, and the N
+# frames of each of C's data streams.
+guest_mc_capture() {        # guest_mc_capture PCAP REC N
+    local pcap=$1 rec=$2 n=$3 lines i
+
+    # What B's veth received, as tshark decodes it.
+    lines=$(tshark -r "$pcap" -Y \
+        'eth.type == 0x8808 || vlan.etype == 0x8808 || macc' 2>/dev/null)
+    if [ -n "$lines" ]; then
+        pfc_log "MAC Control frames captured in B:"
+        pfc_log "$(head -20 <<<"$lines")"
+    fi
+    check "tshark in B: MAC Control frames" "$(grep -c . <<<"$lines")" -eq 0
+    check "tshark in B: ordinary frames from C (the control)" \
+        "$(tshark -r "$pcap" -T fields -e frame.number -Y \
+           "eth.src == $PFC_MAC_C && (eth.type == 0x88b5 || vlan.etype == 0x88b5)" \
+           2>/dev/null | grep -c .)" -eq $((4 * 2 * n))
+    lines=$("$PFC_PY" "$PFC_PEER" decode "$rec")
+    [ -n "$lines" ] && pfc_log "$(head -20 <<<"$lines")"
+    check "pfc_peer.py recv in B: MAC Control frames" \
+        "$(grep -c . <<<"$lines")" -eq 0
+    for i in 10 11 20 21 30 31 40 41; do
+        run_or_fail "B got the $n frames of stream $i" \
+            "$PFC_PY" "$PFC_PEER" check "$rec" --stream "$i" --expect "$n"
+    done
+}
+
 # MAC Control frames from a guest never reach the wire.  A third host, C, on
 # dpdk-c (no PFC) sends MAC Control frames: PFC (opcode 0x0101) and 802.3x
 # PAUSE (0x0001) to 01:80:c2:00:00:01, PFC behind an 802.1Q tag and behind
@@ -112,26 +140,7 @@ test_guest_mac_control() {
     pfc_tshark_stop
     pfc_stop_pid "$RECV_PID"
 
-    # What B's veth received, as tshark decodes it.
-    lines=$(tshark -r "$pcap" -Y \
-        'eth.type == 0x8808 || vlan.etype == 0x8808 || macc' 2>/dev/null)
-    if [ -n "$lines" ]; then
-        pfc_log "MAC Control frames captured in B:"
-        pfc_log "$(head -20 <<<"$lines")"
-    fi
-    check "tshark in B: MAC Control frames" "$(grep -c . <<<"$lines")" -eq 0
-    check "tshark in B: ordinary frames from C (the control)" \
-        "$(tshark -r "$pcap" -T fields -e frame.number -Y \
-           "eth.src == $PFC_MAC_C && (eth.type == 0x88b5 || vlan.etype == 0x88b5)" \
-           2>/dev/null | grep -c .)" -eq $((4 * 2 * n))
-    lines=$("$PFC_PY" "$PFC_PEER" decode "$rec")
-    [ -n "$lines" ] && pfc_log "$(head -20 <<<"$lines")"
-    check "pfc_peer.py recv in B: MAC Control frames" \
-        "$(grep -c . <<<"$lines")" -eq 0
-    for i in 10 11 20 21 30 31 40 41; do
-        run_or_fail "B got the $n frames of stream $i" \
-            "$PFC_PY" "$PFC_PEER" check "$rec" --stream "$i" --expect "$n"
-    done
+    guest_mc_capture "$pcap" "$rec" "$n"
 
     pfc_show dpdk-b
     pfc_stats_refresh
@@ -231,6 +240,23 @@ test_vhost_no_reconfig() {
     [ "$FAILS" -eq 0 ]
 }
 
+# Checks that pfc/show of dpdk-b shows pfc-enable ENABLE, pause-quanta
+# QUANTA and xoff-threshold XOFF, the last values test_qos_changes_lossless
+# set.
+qos_last_in_force() {       # qos_last_in_force ENABLE QUANTA XOFF
+    local last_enable=$1 last_quanta=$2 last_xoff=$3
+
+    check "pfc/show: pause-quanta is the last set" \
+        "$(pfc_show dpdk-b | sed -n 's/^ *pause-quanta: \([0-9]*\)$/\1/p')" \
+        -eq "$last_quanta"
+    check "pfc/show: xoff-threshold is the last set" \
+        "$(pfc_show dpdk-b | sed -n 's/^ *xoff-threshold: \([0-9]*\) bytes.*/\1/p')" \
+        -eq "$last_xoff"
+    run_or_fail "pfc/show: pfc-enable is the last set ($last_enable)" \
+        grep -qE "^ *pfc-enable: ${last_enable}\$" \
+        <(pfc_show dpdk-b)
+}
+
 # Repeated QoS changes under traffic lose nothing silently.  dpdk-b has QoS
 # pfc (pfc-enable 3, link-speed 10M); B pauses its priority 3 for 1000
 # quanta (51.2 ms) every 100 ms, so that p3 packets are held about half the
@@ -327,15 +353,7 @@ print(len({x[4] for x in json.load(open(sys.argv[1]))["data"]
     e1=$(grep -c 'QoS type pfc' "$log")
     check "log: QoS type pfc errors during the changes" \
         "$(delta "$e0" "$e1")" -eq 0
-    check "pfc/show: pause-quanta is the last set" \
-        "$(pfc_show dpdk-b | sed -n 's/^ *pause-quanta: \([0-9]*\)$/\1/p')" \
-        -eq "$last_quanta"
-    check "pfc/show: xoff-threshold is the last set" \
-        "$(pfc_show dpdk-b | sed -n 's/^ *xoff-threshold: \([0-9]*\) bytes.*/\1/p')" \
-        -eq "$last_xoff"
-    run_or_fail "pfc/show: pfc-enable is the last set ($last_enable)" \
-        grep -qE "^ *pfc-enable: ${last_enable}\$" \
-        <(pfc_show dpdk-b)
+    qos_last_in_force "$last_enable" "$last_quanta" "$last_xoff"
 
     # No restart of dpdk-b, no held packet freed.
     r1=$(grep -cE "$restart_re" "$log")
