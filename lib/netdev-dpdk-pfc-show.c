@@ -60,6 +60,18 @@ add_stat(struct netdev_custom_stats *stats, size_t *n, const char *name,
     counter->value = value;
 }
 
+/* add_stat() of the counter named 'prefix' followed by 'i' in decimal, as
+ * "pfc_rx_frames_p" and 3 give "pfc_rx_frames_p3". */
+static void
+add_stat_i(struct netdev_custom_stats *stats, size_t *n, const char *prefix,
+           int i, uint64_t value)
+{
+    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+
+    snprintf(name, sizeof name, "%s%d", prefix, i);
+    add_stat(stats, n, name, value);
+}
+
 /* Appends the watchdog's counters of priority 'p' of 'port' to 'stats' at
  * '*n': pfc_wd_storms_detected_pN and pfc_wd_storms_restored_pN ('detected'
  * and 'restored', read under port->lock), pfc_wd_tx_dropped_pN and
@@ -69,19 +81,14 @@ add_wd_stats(struct netdev_custom_stats *stats, size_t *n,
              struct pfc_port *port, int p, uint64_t detected,
              uint64_t restored)
 {
-    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
     uint64_t v;
 
-    snprintf(name, sizeof name, "pfc_wd_storms_detected_p%d", p);
-    add_stat(stats, n, name, detected);
-    snprintf(name, sizeof name, "pfc_wd_storms_restored_p%d", p);
-    add_stat(stats, n, name, restored);
-    snprintf(name, sizeof name, "pfc_wd_tx_dropped_p%d", p);
+    add_stat_i(stats, n, "pfc_wd_storms_detected_p", p, detected);
+    add_stat_i(stats, n, "pfc_wd_storms_restored_p", p, restored);
     atomic_read_relaxed(&port->wd.tx_dropped[p], &v);
-    add_stat(stats, n, name, v);
-    snprintf(name, sizeof name, "pfc_wd_tx_forwarded_p%d", p);
+    add_stat_i(stats, n, "pfc_wd_tx_dropped_p", p, v);
     atomic_read_relaxed(&port->wd.tx_forwarded[p], &v);
-    add_stat(stats, n, name, v);
+    add_stat_i(stats, n, "pfc_wd_tx_forwarded_p", p, v);
 }
 
 /* Appends the ETS counters of 'port' to 'stats', from '*n':
@@ -93,15 +100,12 @@ add_ets_stats(struct netdev_custom_stats *stats, size_t *n,
               struct pfc_port *port)
 {
     for (int tc = 0; tc < PFC_N_PRIOS; tc++) {
-        char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
         uint64_t v;
 
-        snprintf(name, sizeof name, "pfc_ets_tx_packets_tc%d", tc);
         atomic_read_relaxed(&port->ets.pkts[tc], &v);
-        add_stat(stats, n, name, v);
-        snprintf(name, sizeof name, "pfc_ets_tx_bytes_tc%d", tc);
+        add_stat_i(stats, n, "pfc_ets_tx_packets_tc", tc, v);
         atomic_read_relaxed(&port->ets.bytes[tc], &v);
-        add_stat(stats, n, name, v);
+        add_stat_i(stats, n, "pfc_ets_tx_bytes_tc", tc, v);
     }
 }
 
@@ -112,47 +116,34 @@ static void
 add_prio_stats(struct netdev_custom_stats *stats, size_t *n,
                struct pfc_port *port, const struct pfc_counters *c, int p)
 {
-    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
-
-    snprintf(name, sizeof name, "pfc_rx_frames_p%d", p);
-    add_stat(stats, n, name, c->rx_frames[p]);
-    snprintf(name, sizeof name, "pfc_tx_frames_p%d", p);
-    add_stat(stats, n, name, c->tx_frames[p]);
-    snprintf(name, sizeof name, "pfc_pause_transitions_p%d", p);
-    add_stat(stats, n, name, c->transitions[p]);
-    snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
-    add_stat(stats, n, name, c->hold_drops[p]);
-    snprintf(name, sizeof name, "pfc_rx_ignored_p%d", p);
-    add_stat(stats, n, name, c->rx_ignored[p]);
+    add_stat_i(stats, n, "pfc_rx_frames_p", p, c->rx_frames[p]);
+    add_stat_i(stats, n, "pfc_tx_frames_p", p, c->tx_frames[p]);
+    add_stat_i(stats, n, "pfc_pause_transitions_p", p, c->transitions[p]);
+    add_stat_i(stats, n, "pfc_hold_drops_p", p, c->hold_drops[p]);
+    add_stat_i(stats, n, "pfc_rx_ignored_p", p, c->rx_ignored[p]);
 
     uint64_t v;
 
-    snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
     atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
-    add_stat(stats, n, name, v);
-    snprintf(name, sizeof name, "pfc_pause_late_ends_p%d", p);
+    add_stat_i(stats, n, "pfc_headroom_drops_p", p, v);
     atomic_read_relaxed(&port->rx.late_ends[p], &v);
-    add_stat(stats, n, name, v);
+    add_stat_i(stats, n, "pfc_pause_late_ends_p", p, v);
 
     /* Watermarks, the persistent view (pfc/watermark). */
-    snprintf(name, sizeof name, "pfc_watermark_shared_p%d", p);
-    add_stat(stats, n, name, pfc_wm_persistent(&port->buf.wm_shared[p]));
-    snprintf(name, sizeof name, "pfc_watermark_headroom_p%d", p);
-    add_stat(stats, n, name,
-             pfc_wm_persistent(&port->buf.wm_headroom[p]));
-    snprintf(name, sizeof name, "pfc_watermark_held_tc%d", p);
-    add_stat(stats, n, name, pfc_wm_persistent(&port->buf.wm_held[p]));
+    add_stat_i(stats, n, "pfc_watermark_shared_p", p,
+               pfc_wm_persistent(&port->buf.wm_shared[p]));
+    add_stat_i(stats, n, "pfc_watermark_headroom_p", p,
+               pfc_wm_persistent(&port->buf.wm_headroom[p]));
+    add_stat_i(stats, n, "pfc_watermark_held_tc", p,
+               pfc_wm_persistent(&port->buf.wm_held[p]));
 
     /* ECN, per traffic class. */
-    snprintf(name, sizeof name, "pfc_ecn_ect_tc%d", p);
     atomic_read_relaxed(&port->ecn.ect[p], &v);
-    add_stat(stats, n, name, v);
-    snprintf(name, sizeof name, "pfc_ecn_marked_tc%d", p);
+    add_stat_i(stats, n, "pfc_ecn_ect_tc", p, v);
     atomic_read_relaxed(&port->ecn.marked[p], &v);
-    add_stat(stats, n, name, v);
-    snprintf(name, sizeof name, "pfc_ecn_not_ect_tc%d", p);
+    add_stat_i(stats, n, "pfc_ecn_marked_tc", p, v);
     atomic_read_relaxed(&port->ecn.not_ect[p], &v);
-    add_stat(stats, n, name, v);
+    add_stat_i(stats, n, "pfc_ecn_not_ect_tc", p, v);
 }
 
 /* Appends the PFC counters of 'port_id' to 'stats', if it has QoS type pfc:
@@ -201,14 +192,12 @@ netdev_dpdk_pfc_get_custom_stats(uint16_t port_id,
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
-        char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
         uint64_t v;
 
         add_prio_stats(stats, &n, port, &c, p);
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
-        snprintf(name, sizeof name, "pfc_wd_rx_dropped_p%d", p);
         atomic_read_relaxed(&port->wd.rx_dropped[p], &v);
-        add_stat(stats, &n, name, v);
+        add_stat_i(stats, &n, "pfc_wd_rx_dropped_p", p, v);
     }
     add_ets_stats(stats, &n, port);
     add_stat(stats, &n, "pfc_rx_invalid_frames", c.rx_invalid);
@@ -285,18 +274,13 @@ netdev_dpdk_pfc_vhost_get_custom_stats(struct netdev_dpdk_pfc *pfc,
     stats->counters = xrealloc(stats->counters,
                                stats->size * sizeof *stats->counters);
     for (int p = 0; p < PFC_N_PRIOS; p++) {
-        char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
-
-        snprintf(name, sizeof name, "pfc_hold_drops_p%d", p);
-        add_stat(stats, &n, name, c.hold_drops[p]);
-        snprintf(name, sizeof name, "pfc_vhost_stops_p%d", p);
-        add_stat(stats, &n, name, stops_prio[p]);
+        add_stat_i(stats, &n, "pfc_hold_drops_p", p, c.hold_drops[p]);
+        add_stat_i(stats, &n, "pfc_vhost_stops_p", p, stops_prio[p]);
 
         uint64_t v;
 
-        snprintf(name, sizeof name, "pfc_headroom_drops_p%d", p);
         atomic_read_relaxed(&port->buf.hdrm_drops[p], &v);
-        add_stat(stats, &n, name, v);
+        add_stat_i(stats, &n, "pfc_headroom_drops_p", p, v);
         add_wd_stats(stats, &n, port, p, detected[p], restored[p]);
     }
     add_ets_stats(stats, &n, port);
