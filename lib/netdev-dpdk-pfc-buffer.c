@@ -273,6 +273,14 @@ pfc_buf_txq_admit(const struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     pfc_buf_class_occupancy(pfc, tc, &eg);
     pfc_port_pg(in, h->prio, &g);
     v = pfc_buf_admit(&p, &g, &bd->eparams, &eg, b->free, h->len, copy);
+#ifdef HAVE_USDT_PROBES
+    if (pfc_buf_pg_crosses(&p, &g, v, h->len, b->free)) {
+        /* Reported by the probe "tx_frame" of the XOFF that follows, so
+         * that no probe runs between the two. */
+        atomic_store_relaxed(&in->buf.xoff_crossed[h->prio],
+                             rte_get_tsc_cycles());
+    }
+#endif
     if (v == PFC_BUF_SHARED) {
         pfc_buf_take_cell(t);
         atomic_add_relaxed(&in->buf.pg_cells[h->prio], 1, &orig);

@@ -144,7 +144,7 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         uint32_t xoff = 0;
 
         /* For an XOFF: when the occupancy of its first priority that it
-         * pauses last reached XOFF (pfc_occupy()). */
+         * pauses last went over its XOFF level (pfc_buf_txq_admit()). */
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             if (frame.enable & (1u << n) && frame.time[n] && !xoff) {
                 xoff = frame.time[n];

@@ -488,7 +488,7 @@ netdev_dpdk_pfc_tx_flush(struct netdev_dpdk_pfc *pfc, int qid,
  * Returns false, without taking 'm', if admission drops it. */
 static inline bool
 pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
-         int prio, int tc, uint64_t now, struct pfc_buf_batch *b)
+         int prio, int tc, struct pfc_buf_batch *b)
 {
     struct pfc_holdq *q = &t->q[tc];
     enum pfc_buf_verdict v;
@@ -532,16 +532,6 @@ pfc_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, struct rte_mbuf *m,
      * an XOFF: the flush pass must look at every port it sends to
      * (pfc_control_pending()).  Two loads while the port is not quiet. */
     pfc_quiet_end(pfc->port);
-#ifdef HAVE_USDT_PROBES
-    if (v == PFC_BUF_HEADROOM && h.in_port != UINT16_MAX) {
-        /* Reported by the probe "tx_frame" of the XOFF that follows, so
-         * that no probe runs between the two. */
-        atomic_store_relaxed(&pfc_ports[h.in_port].buf.xoff_crossed[prio],
-                             now);
-    }
-#else
-    (void) now;
-#endif
     pfc_txq_count_held(t, &h, 1);
     if (!t->n_held++) {
         pfc_note_holding(pfc, t);
@@ -691,10 +681,9 @@ pfc_send_facts(struct netdev_dpdk_pfc *pfc, const struct pfc_txq *t,
  * counts a hold drop of 'prio' and returns false (the caller frees 'm'). */
 static inline bool
 pfc_send_hold(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
-              struct rte_mbuf *m, int prio, int tc, uint64_t now,
-              struct pfc_send_tally *s)
+              struct rte_mbuf *m, int prio, int tc, struct pfc_send_tally *s)
 {
-    if (pfc_hold(pfc, t, m, prio, tc, now, &s->batch)) {
+    if (pfc_hold(pfc, t, m, prio, tc, &s->batch)) {
         s->held++;
         return true;
     }
@@ -780,8 +769,8 @@ pfc_send_sort_queues(const struct pfc_send_facts *f, uint8_t hold_tcs,
 /* Applies pfc_send_decide()'s verdicts, for the tx queue 't' of 'pfc' whose
  * facts are 'f', to the 'cnt' packets in 'pkts' (at most PFC_TX_BURST):
  * holds, in order, those to hold, and frees those that the watchdog drops
- * and those that their full class queue or the buffer refuses (hold drops),
- * at TSC 'now'.  Compacts the packets to send now at the head of 'pkts' and
+ * and those that their full class queue or the buffer refuses (hold drops).
+ * Compacts the packets to send now at the head of 'pkts' and
  * returns how many they are.  Counts in 's'.
  *
  * The verdict is per priority, decided once for the batch, so a packet
@@ -791,7 +780,7 @@ pfc_send_sort_queues(const struct pfc_send_facts *f, uint8_t hold_tcs,
 static int
 pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                const struct pfc_send_facts *f, struct rte_mbuf **pkts,
-               int cnt, uint64_t now, struct pfc_send_tally *s)
+               int cnt, struct pfc_send_tally *s)
 {
     uint8_t verdicts[PFC_N_PRIOS];
     struct pfc_send_rest r;
@@ -854,7 +843,7 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                 s->drops[prio]++;
                 break;
             }
-            if (pfc_send_hold(pfc, t, m, prio, tc, now, s)) {
+            if (pfc_send_hold(pfc, t, m, prio, tc, s)) {
                 continue;
             }
             break;
@@ -880,7 +869,7 @@ pfc_send_apply(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 
 /* Sorts the 'cnt' packets in 'pkts' (at most PFC_TX_BURST: a datapath batch)
  * that pfc_send__() sends on the tx queue 't' of 'pfc' whose facts are 'f',
- * at TSC 'now', by one pfc_send_decide() for the whole batch
+ * by one pfc_send_decide() for the whole batch
  * (pfc_send_apply()).  Compacts the packets to send now at the head of
  * 'pkts' and returns how many they are.  Counts in 's'.  Not called while
  * pfc_send_all_tx(): then every packet is sent. */
@@ -888,23 +877,23 @@ BUILD_ASSERT_DECL(NETDEV_MAX_BURST <= PFC_TX_BURST);
 static int
 pfc_send_classify(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                   const struct pfc_send_facts *f, struct rte_mbuf **pkts,
-                  int cnt, uint64_t now, struct pfc_send_tally *s)
+                  int cnt, struct pfc_send_tally *s)
 {
     ovs_assert(cnt <= PFC_TX_BURST);    /* A datapath batch, decided whole. */
     pfc_tally_prios(s);
-    return pfc_send_apply(pfc, t, f, pkts, cnt, now, s);
+    return pfc_send_apply(pfc, t, f, pkts, cnt, s);
 }
 
 /* The 'cnt' packets in 'pkts' (at most PFC_TX_BURST), prepared, were
  * refused by the full tx ring of tx queue 't' of 'pfc' (or the guest's full
- * virtqueue), whose facts are 'f': applies pfc_send_refused()'s verdicts at
- * TSC 'now'.  Those held are held behind nothing (their classes had no
+ * virtqueue), whose facts are 'f': applies pfc_send_refused()'s verdicts.
+ * Those held are held behind nothing (their classes had no
  * packets held, or pfc_send_decide() would have held them).  Counts in
  * 's'. */
 static void
 pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                    const struct pfc_send_facts *f, struct rte_mbuf **pkts,
-                   int cnt, uint64_t now, struct pfc_send_tally *s)
+                   int cnt, struct pfc_send_tally *s)
 {
     uint8_t verdicts[PFC_N_PRIOS];
 
@@ -919,7 +908,7 @@ pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         s->wd_fwd[prio] -= (f->wd_ignored >> prio) & 1;
         switch ((enum pfc_send_verdict) verdicts[prio]) {
         case PFC_SEND_HOLD:
-            if (pfc_send_hold(pfc, t, m, prio, tc, now, s)) {
+            if (pfc_send_hold(pfc, t, m, prio, tc, s)) {
                 if (OVS_UNLIKELY(tc != f->prio_to_tc[prio])) {
                     COVERAGE_INC(pfc_set_queue_moved);
                 }
@@ -950,7 +939,7 @@ pfc_send_tx_full__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
 static void
 pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
                  struct pfc_send_facts *f, struct rte_mbuf **pkts, int cnt,
-                 uint64_t now, struct pfc_send_tally *s)
+                 struct pfc_send_tally *s)
 {
     uint8_t down;
 
@@ -958,7 +947,7 @@ pfc_send_tx_full(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     f->down = down;
     ovs_assert(cnt <= PFC_TX_BURST);
     pfc_tally_prios(s);
-    pfc_send_tx_full__(pfc, t, f, pkts, cnt, now, s);
+    pfc_send_tx_full__(pfc, t, f, pkts, cnt, s);
 }
 
 /* Adds what one pfc_send__() call on tx queue 't' of 'pfc' tallied in 's'
@@ -1031,7 +1020,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         if (!now) {
             now = rte_get_tsc_cycles();
         }
-        kept = pfc_send_classify(pfc, t, &f, pkts, cnt, now, &s);
+        kept = pfc_send_classify(pfc, t, &f, pkts, cnt, &s);
     }
 
     uint64_t offered = 0;
@@ -1063,8 +1052,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
         if (!now) {
             now = rte_get_tsc_cycles();
         }
-        pfc_send_tx_full(pfc, t, &f, &pkts[sent], kept - n_bad - sent, now,
-                         &s);
+        pfc_send_tx_full(pfc, t, &f, &pkts[sent], kept - n_bad - sent, &s);
     }
 
     pfc_send_count(pfc, t, &s);

@@ -265,6 +265,27 @@ pfc_buf_pg_under(const struct pfc_buf_pg_params *p,
     return g->shared <= (th > hyst ? th - hyst : 0);
 }
 
+/* Returns true if charging a packet of 'len' bytes, which pfc_buf_admit()
+ * answered 'v', to group 'g' at 'free' free shared cells takes the group
+ * over its XOFF level (pfc_buf_pg_over()): the moment its XOFF becomes
+ * due, whenever the transmit side then sends it.  False for a verdict that
+ * charges nothing, and for a group that was over already.  A shared cell
+ * that the packet takes counts as no longer free. */
+static inline bool
+pfc_buf_pg_crosses(const struct pfc_buf_pg_params *p,
+                   const struct pfc_buf_pg *g, enum pfc_buf_verdict v,
+                   uint32_t len, uint64_t free)
+{
+    struct pfc_buf_pg after = *g;
+
+    if (pfc_buf_pg_over(p, g, free)) {
+        return false;
+    }
+    pfc_buf_charge(&after, v, len);
+    return pfc_buf_pg_over(p, &after,
+                           v == PFC_BUF_SHARED && free ? free - 1 : free);
+}
+
 /* What pfc_xoff_run() does for one lossless priority group at tick 'now',
  * given whether XOFF is in force at the partner ('asserted') and when it is
  * due again ('refresh_at', read only if 'asserted'). */

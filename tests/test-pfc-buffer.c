@@ -420,6 +420,64 @@ check_lossy_rule(void)
     }
 }
 
+/* pfc_buf_pg_crosses(): true for the one charge that takes a group over
+ * its XOFF level (the time that XOFF generation is measured from), and
+ * only then; and it agrees with pfc_buf_pg_over() before and after the
+ * charge, over random groups and verdicts. */
+static void
+check_crossing(void)
+{
+    struct pfc_buf_pg_params st = static_pg(1000, 500, 4);
+    struct pfc_buf_pg_params dy = dynamic_pg(0, 4);
+    struct pfc_buf_pg g = { 0, 0, 0 };
+
+    /* Static: 936 bytes, then a 64-byte packet reaches 1000. */
+    g.bytes = 872;
+    ovs_assert(!pfc_buf_pg_crosses(&st, &g, PFC_BUF_SHARED, 64, 100));
+    g.bytes = 936;
+    ovs_assert(pfc_buf_pg_crosses(&st, &g, PFC_BUF_SHARED, 64, 100));
+    ovs_assert(!pfc_buf_pg_crosses(&st, &g, PFC_BUF_DROP_HEADROOM, 64, 100));
+    g.bytes = 1000;
+    ovs_assert(!pfc_buf_pg_crosses(&st, &g, PFC_BUF_SHARED, 64, 100));
+    /* Dynamic, alpha 1: the threshold is the free cells, one fewer once
+     * the packet takes its cell. */
+    g.bytes = 0;
+    g.shared = 48;
+    ovs_assert(!pfc_buf_pg_crosses(&dy, &g, PFC_BUF_SHARED, 64, 100));
+    g.shared = 49;
+    ovs_assert(pfc_buf_pg_crosses(&dy, &g, PFC_BUF_SHARED, 64, 51));
+    g.shared = 50;
+    ovs_assert(!pfc_buf_pg_crosses(&dy, &g, PFC_BUF_HEADROOM, 64, 50));
+    /* Into headroom from under the threshold (a copy, or a pool just
+     * emptied): over by its headroom cell. */
+    g.shared = 10;
+    ovs_assert(pfc_buf_pg_crosses(&dy, &g, PFC_BUF_HEADROOM, 64, 100));
+
+    random_set_seed(0xc055);
+    for (int i = 0; i < 100000; i++) {
+        struct pfc_buf_pg_params p = (random_range(2)
+                                      ? static_pg(random_range(5000) + 1,
+                                                  0, 8)
+                                      : dynamic_pg((int) random_range(7) - 3,
+                                                   8));
+        struct pfc_buf_pg r = { random_range(300), random_range(2),
+                                random_range(6000) };
+        enum pfc_buf_verdict v = random_range(3) ? PFC_BUF_SHARED
+                                 : random_range(2) ? PFC_BUF_HEADROOM
+                                 : PFC_BUF_DROP_HEADROOM;
+        uint64_t free = random_range(400);
+        uint32_t len = random_range(1500) + 60;
+        struct pfc_buf_pg after = r;
+
+        pfc_buf_charge(&after, v, len);
+        ovs_assert(pfc_buf_pg_crosses(&p, &r, v, len, free)
+                   == (!pfc_buf_pg_over(&p, &r, free)
+                       && pfc_buf_pg_over(&p, &after,
+                                          v == PFC_BUF_SHARED && free
+                                          ? free - 1 : free)));
+    }
+}
+
 /* Admission of single packets. */
 static void
 test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
@@ -505,6 +563,7 @@ test_admit(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(pfc_buf_admit(&p, &g, &e, &q, 0, 64, false)
                == PFC_BUF_DROP_EGRESS);
     check_lossy_rule();
+    check_crossing();
 
     /* Static byte threshold. */
     p = static_pg(1000, 500, 2);
