@@ -95,6 +95,9 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     bool due;
 
     uint64_t free;
+#ifdef HAVE_USDT_PROBES
+    uint8_t was_asserted;
+#endif
 
     if (!pfc_control_pending(pfc, &now)) {
         return;
@@ -103,6 +106,9 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
     free = pfc_pool_free();
 
     rte_spinlock_lock(&port->lock);
+#ifdef HAVE_USDT_PROBES
+    was_asserted = port->buf.xoff.asserted;
+#endif
     due = pfc_xoff_run(&port->buf.xoff, &pfc_bound(pfc)->xparams, pg, free,
                        now, &frame);
     pfc_port_note_flush(port);
@@ -143,12 +149,18 @@ pfc_tx_control(struct netdev_dpdk_pfc *pfc, int qid, struct rte_mempool *mp,
         uint64_t crossed = 0;
         uint32_t xoff = 0;
 
-        /* For an XOFF: when the occupancy of its first priority that it
-         * pauses last went over its XOFF level (pfc_buf_txq_admit()). */
+        /* For an XOFF: its pause quanta and, if it starts a pause of a
+         * priority (not only refreshes one), when the occupancy of the
+         * first such priority went over its XOFF level
+         * (pfc_buf_txq_admit()); 0 for a refresh, which a crossing while
+         * XOFF was in force must not be timed against. */
         for (int n = 0; n < PFC_N_PRIOS; n++) {
-            if (frame.enable & (1u << n) && frame.time[n] && !xoff) {
-                xoff = frame.time[n];
-                atomic_read_relaxed(&port->buf.xoff_crossed[n], &crossed);
+            if (frame.enable & (1u << n) && frame.time[n]) {
+                xoff = xoff ? xoff : frame.time[n];
+                if (!crossed && !(was_asserted & (1u << n))) {
+                    atomic_read_relaxed(&port->buf.xoff_crossed[n],
+                                        &crossed);
+                }
             }
         }
         OVS_USDT_PROBE(netdev_dpdk_pfc, tx_frame, (int) (port - pfc_ports),

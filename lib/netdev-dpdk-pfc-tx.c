@@ -1018,7 +1018,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
     } else {
         pfc_send_facts(pfc, t, blocked, &now, &f);
         if (!now) {
-            now = rte_get_tsc_cycles();
+            now = rte_get_tsc_cycles();     /* For t->serviced. */
         }
         kept = pfc_send_classify(pfc, t, &f, pkts, cnt, &s);
     }
@@ -1050,7 +1050,7 @@ pfc_send__(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t,
             pfc_send_facts(pfc, t, blocked, &now, &f);
         }
         if (!now) {
-            now = rte_get_tsc_cycles();
+            now = rte_get_tsc_cycles();     /* For t->serviced. */
         }
         pfc_send_tx_full(pfc, t, &f, &pkts[sent], kept - n_bad - sent, &s);
     }

@@ -269,8 +269,10 @@ pfc_buf_pg_under(const struct pfc_buf_pg_params *p,
  * answered 'v', to group 'g' at 'free' free shared cells takes the group
  * over its XOFF level (pfc_buf_pg_over()): the moment its XOFF becomes
  * due, whenever the transmit side then sends it.  False for a verdict that
- * charges nothing, and for a group that was over already.  A shared cell
- * that the packet takes counts as no longer free. */
+ * charges nothing, and for a group that was over already.  'free' is taken
+ * as it was before the charge: the pool counts the cells that a tx queue
+ * caches as used already (pfc_pool_free()), so one packet's cell seldom
+ * changes it. */
 static inline bool
 pfc_buf_pg_crosses(const struct pfc_buf_pg_params *p,
                    const struct pfc_buf_pg *g, enum pfc_buf_verdict v,
@@ -282,8 +284,7 @@ pfc_buf_pg_crosses(const struct pfc_buf_pg_params *p,
         return false;
     }
     pfc_buf_charge(&after, v, len);
-    return pfc_buf_pg_over(p, &after,
-                           v == PFC_BUF_SHARED && free ? free - 1 : free);
+    return pfc_buf_pg_over(p, &after, free);
 }
 
 /* What pfc_xoff_run() does for one lossless priority group at tick 'now',

@@ -422,13 +422,14 @@ check_lossy_rule(void)
 
 /* pfc_buf_pg_crosses(): true for the one charge that takes a group over
  * its XOFF level (the time that XOFF generation is measured from), and
- * only then; and it agrees with pfc_buf_pg_over() before and after the
- * charge, over random groups and verdicts. */
+ * only then. */
 static void
 check_crossing(void)
 {
     struct pfc_buf_pg_params st = static_pg(1000, 500, 4);
     struct pfc_buf_pg_params dy = dynamic_pg(0, 4);
+    struct pfc_buf_egress_params e = { 0, PFC_DYN_TH_MAX, PFC_DYN_TH_MAX };
+    struct pfc_buf_egress q = { 0, 0 };
     struct pfc_buf_pg g = { 0, 0, 0 };
 
     /* Static: 936 bytes, then a 64-byte packet reaches 1000. */
@@ -439,42 +440,56 @@ check_crossing(void)
     ovs_assert(!pfc_buf_pg_crosses(&st, &g, PFC_BUF_DROP_HEADROOM, 64, 100));
     g.bytes = 1000;
     ovs_assert(!pfc_buf_pg_crosses(&st, &g, PFC_BUF_SHARED, 64, 100));
-    /* Dynamic, alpha 1: the threshold is the free cells, one fewer once
-     * the packet takes its cell. */
+    /* Dynamic, alpha 1: the threshold is the free cells. */
     g.bytes = 0;
-    g.shared = 48;
-    ovs_assert(!pfc_buf_pg_crosses(&dy, &g, PFC_BUF_SHARED, 64, 100));
     g.shared = 49;
-    ovs_assert(pfc_buf_pg_crosses(&dy, &g, PFC_BUF_SHARED, 64, 51));
+    ovs_assert(!pfc_buf_pg_crosses(&dy, &g, PFC_BUF_SHARED, 64, 51));
     g.shared = 50;
-    ovs_assert(!pfc_buf_pg_crosses(&dy, &g, PFC_BUF_HEADROOM, 64, 50));
-    /* Into headroom from under the threshold (a copy, or a pool just
-     * emptied): over by its headroom cell. */
+    ovs_assert(pfc_buf_pg_crosses(&dy, &g, PFC_BUF_SHARED, 64, 51));
+    g.shared = 51;
+    ovs_assert(!pfc_buf_pg_crosses(&dy, &g, PFC_BUF_HEADROOM, 64, 51));
+    /* Into headroom from under the threshold (an empty pool): over by its
+     * headroom cell. */
     g.shared = 10;
     ovs_assert(pfc_buf_pg_crosses(&dy, &g, PFC_BUF_HEADROOM, 64, 100));
 
+    /* A group that fills from empty, packet by packet, as admission
+     * answers, until admission drops: exactly one charge crosses, the one
+     * after which XOFF is first due (pfc_xoff_run()'s PFC_XOFF_START), or
+     * none if XOFF never became due. */
     random_set_seed(0xc055);
-    for (int i = 0; i < 100000; i++) {
+    for (int i = 0; i < 2000; i++) {
         struct pfc_buf_pg_params p = (random_range(2)
-                                      ? static_pg(random_range(5000) + 1,
-                                                  0, 8)
+                                      ? static_pg(random_range(20000) + 1,
+                                                  0, random_range(50) + 1)
                                       : dynamic_pg((int) random_range(7) - 3,
-                                                   8));
-        struct pfc_buf_pg r = { random_range(300), random_range(2),
-                                random_range(6000) };
-        enum pfc_buf_verdict v = random_range(3) ? PFC_BUF_SHARED
-                                 : random_range(2) ? PFC_BUF_HEADROOM
-                                 : PFC_BUF_DROP_HEADROOM;
+                                                   random_range(50) + 1));
         uint64_t free = random_range(400);
-        uint32_t len = random_range(1500) + 60;
-        struct pfc_buf_pg after = r;
+        int crossings = 0, crossed_at = -1, due_at = -1;
+        struct pfc_buf_pg r = { 0, 0, 0 };
 
-        pfc_buf_charge(&after, v, len);
-        ovs_assert(pfc_buf_pg_crosses(&p, &r, v, len, free)
-                   == (!pfc_buf_pg_over(&p, &r, free)
-                       && pfc_buf_pg_over(&p, &after,
-                                          v == PFC_BUF_SHARED && free
-                                          ? free - 1 : free)));
+        for (int k = 0; k < 1000; k++) {
+            uint32_t len = random_range(1500) + 60;
+            enum pfc_buf_verdict v = pfc_buf_admit(&p, &r, &e, &q, free, len,
+                                                   false);
+            bool c;
+
+            if (v != PFC_BUF_SHARED && v != PFC_BUF_HEADROOM) {
+                break;
+            }
+            c = pfc_buf_pg_crosses(&p, &r, v, len, free);
+            pfc_buf_charge(&r, v, len);
+            if (c) {
+                crossings++;
+                crossed_at = k;
+            }
+            if (due_at < 0 && pfc_buf_xoff_action(&p, &r, free, false, 0, 0)
+                              == PFC_XOFF_START) {
+                due_at = k;
+            }
+        }
+        ovs_assert(crossings == (due_at >= 0));
+        ovs_assert(crossed_at == due_at);
     }
 }
 
