@@ -427,7 +427,7 @@ def usdt_status(config_h, vswitchd):
 #             timers in force for every transmit decision)
 #   paused    'read' (when the PFC frame was read) -> 'tsc' (first transmit
 #             decision on a tx queue after it, which honours it)
-#   tx_frame  'crossed' (occupancy reached XOFF) -> 'tsc' (XOFF sent)
+#   tx_frame  'crossed' (group went over XOFF) -> 'tsc' (XOFF sent)
 # A phase traces only the probes it needs: a traced hit costs 5-8 us on a
 # virtual machine, and delays whatever its thread does next.
 BPF_PROBES = {

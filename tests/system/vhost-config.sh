@@ -55,7 +55,7 @@ guest_mc_capture() {        # guest_mc_capture PCAP REC N
 # must grow by exactly the frames directed at it, tx_dropped by at least as
 # much, and pfc/show must report the same total.
 test_guest_mac_control() {
-    local k=3 n=20 pcap rec total=0 lines i ofport_b shown stat
+    local k=3 n=20 pcap rec total=0 i ofport_b shown stat
     local mc_kinds uc_kinds n_mc n_uc
     pfc_setup "$OVS" || return 1
     pfc_net_add_c || { pfc_err "cannot create namespace C and its veth"
