@@ -110,6 +110,39 @@ def fmt_ratio(x):
     return "n/a" if x is None or math.isnan(x) else "%.3f" % x
 
 
+# Coverage of median_ci(): at least this share of runs would bracket the
+# true median of the windows' ratios.
+CI_COVERAGE = 0.90
+
+
+def median_ci(v):
+    """A distribution-free confidence interval for the median of the values
+    'v' (one ratio per window): (v(k), v(n+1-k)) of the sorted values, with
+    the largest k whose coverage, 1 - 2 P(Binomial(n, 1/2) <= k - 1), is at
+    least CI_COVERAGE.  Assumes only that the windows are independent.
+    Returns (lo, hi), or (nan, nan) with fewer than 5 values (too few for
+    90%)."""
+    n = len(v)
+    x = sorted(v)
+    best = None
+    tail = 0.0
+    for k in range(1, n // 2 + 1):
+        tail += math.comb(n, k - 1) / 2.0 ** n     # P(B <= k - 1)
+        if 1 - 2 * tail >= CI_COVERAGE:
+            best = k
+        else:
+            break
+    if best is None:
+        return float("nan"), float("nan")
+    return x[best - 1], x[n - best]
+
+
+def fmt_ci(ci):
+    if not ci or any(math.isnan(c) for c in ci):
+        return ""
+    return " [%.3f, %.3f]" % ci
+
+
 def set_pdeathsig():
     """Makes this process die with its parent (prctl PR_SET_PDEATHSIG)."""
     try:
@@ -723,6 +756,28 @@ def cmd_analyze_usdt(args):
     print(json.dumps(r, indent=1, sort_keys=True))
 
 
+def ratio_verdict(value, ok, ctrl=None, ratio=None, target=None, ci=None):
+    """PASS or FAIL by 'ok', unless the windows cannot tell which side of
+    the target the ratio is on: the target lies within 'ci', the confidence
+    interval of the median of the windows' ratios (median_ci()), or the A/A
+    control says the noise is larger than the effect (|ctrl - 1| > |ratio -
+    1|) or than the distance to the target (noise could flip the verdict).
+    Then INCONCLUSIVE."""
+    if value is None:
+        return "INCONCLUSIVE"
+    if ci is not None and target is not None \
+       and not any(math.isnan(c) for c in ci) and ci[0] <= target <= ci[1]:
+        return "INCONCLUSIVE"
+    if ctrl is not None and ratio is not None:
+        if math.isnan(ctrl) or math.isnan(ratio):
+            return "INCONCLUSIVE"
+        noise = abs(ctrl - 1)
+        if noise > abs(ratio - 1) or \
+           (target is not None and noise > abs(ratio - target)):
+            return "INCONCLUSIVE"
+    return "PASS" if ok else "FAIL"
+
+
 def lat_verdict(p99, target, samples, preempt, over=None, floor=None):
     """p99 within target passes: preemption only adds latency.  Over it,
     the result is INCONCLUSIVE if the PMD thread lost its core at least
@@ -1112,6 +1167,7 @@ class Bench:
             self.perf_window("%s measured" % name, tx_port)
             ref()
         res = {"name": name, "ratio": median(ratios), "ctrl": median(ctrl),
+               "ci": median_ci(ratios),
                "ratios": ratios, "ctrls": ctrl, "ref": R, "x": X,
                "ref_cpp": median([w["cpp"] for w in R]),
                "x_cpp": median([w["cpp"] for w in X]),
@@ -1119,8 +1175,8 @@ class Bench:
                "x_mpps": median([w["mpps"] for w in X]),
                "ref_metric": median(r), "x_metric": median(xv)}
         self.results[name] = res
-        log("%s: ratio %s (windows %s), A/A control %s (%s)" % (
-            name, fmt_ratio(res["ratio"]),
+        log("%s: ratio %s%s (windows %s), A/A control %s (%s)" % (
+            name, fmt_ratio(res["ratio"]), fmt_ci(res["ci"]),
             " ".join("%.3f" % v for v in ratios), fmt_ratio(res["ctrl"]),
             " ".join("%.3f" % v for v in ctrl)))
         return res
@@ -1342,9 +1398,14 @@ class Bench:
         self.window("sink")
 
     def phase_cb(self):
+        # link-speed=1G: 65535 quanta last 33.6 ms, so that the pause holds
+        # through a refresh that comes late because this machine stopped
+        # the refresher or the PMD for a few ms (at 10G, 3.36 ms, such
+        # stalls made the pause lapse dozens of times a window on a busy
+        # host).  Nothing on the transmit path depends on the link speed.
         log("c/b on the pcap sink; b = QoS pfc pfc-enable=3,4 "
-            "link-speed=10G, c = b + priority 3 paused by PFC frames "
-            "(65535 quanta = 3.36 ms) refreshed every %.1f ms"
+            "link-speed=1G, c = b + priority 3 paused by PFC frames "
+            "(65535 quanta = 33.6 ms) refreshed every %.1f ms"
             % (self.a.refresh * 1e3))
         # Plain windows on this sink, for the cost of polling it.
         self.qos_clear(["sink"])
@@ -1352,7 +1413,7 @@ class Bench:
         self.results["plain_pcap_sink"] = {
             "cpp": median([w["cpp"] for w in plain]),
             "mpps": median([w["mpps"] for w in plain])}
-        self.qos_set(["sink"], pfc_enable="3,4", link_speed="10G",
+        self.qos_set(["sink"], pfc_enable="3,4", link_speed="1G",
                      watchdog_detection_time=0)
         self.results["sink_txq"] = (self.pfc_show("sink").get("sink", {})
                                     .get("txq"))
@@ -1377,12 +1438,14 @@ class Bench:
         after = self.prio_row("sink", 3)
         res["transitions"] = (after.get("transitions", 0)
                               - before.get("transitions", 0))
-        res["lapses"] = max(0, res["transitions"] - self.a.runs)
+        # One pause per c window, and one more for --perf's.
+        res["c_windows"] = self.a.runs + (1 if self.a.perf else 0)
+        res["lapses"] = max(0, res["transitions"] - res["c_windows"])
         self.stop_refresher()
         log("c/b: unpaused priorities %.2f Mpps (b) vs %.2f Mpps (c); "
             "priority-3 pause transitions %d in %d c windows (%d lapses)"
             % (res["ref_metric"], res["x_metric"], res["transitions"],
-               self.a.runs, res["lapses"]))
+               res["c_windows"], res["lapses"]))
 
     # -- latencies from the USDT probes --------------------------------------
 
@@ -1589,10 +1652,12 @@ class Bench:
                     self.perf_window("held %d" % n)
         self.send_pfc(3, 0)
         c0 = [w["cpp"] for w in out[0]]
-        r = {}
+        r, ci = {}, {}
         for n in (100, 10000):
-            r[n] = median([out[n][i]["cpp"] / math.sqrt(c0[i] * c0[i + 1])
-                           for i in range(self.a.held_runs)])
+            v = [out[n][i]["cpp"] / math.sqrt(c0[i] * c0[i + 1])
+                 for i in range(self.a.held_runs)]
+            r[n] = median(v)
+            ci[n] = median_ci(v)
         ctrl = [c0[i] / math.sqrt(c0[i - 1] * c0[i + 1])
                 for i in range(1, len(c0) - 1)]
         self.results["held"] = {
@@ -1600,7 +1665,7 @@ class Bench:
                         for n in out},
             "cpp": {n: median([w["cpp"] for w in out[n]]) for n in out},
             "mpps": {n: median([w["mpps"] for w in out[n]]) for n in out},
-            "ratio": r, "ctrl": median(ctrl), "ctrls": ctrl,
+            "ratio": r, "ci": ci, "ctrl": median(ctrl), "ctrls": ctrl,
             "held_seen": held_seen}
         log("held: cycles/packet %s; cost ratios vs 0 held: 100 -> %s, "
             "10000 -> %s; A/A control (0 held vs 0 held either side) %s; "
@@ -1841,21 +1906,9 @@ class Bench:
 
     # -- the table -----------------------------------------------------------
 
-    def verdict(self, value, ok, ctrl=None, ratio=None, target=None):
-        """PASS or FAIL by 'ok', unless the A/A control says the noise is
-        larger than the effect (|ctrl - 1| > |ratio - 1|)
-        or than the distance to the target (noise could flip the verdict):
-        then INCONCLUSIVE."""
-        if value is None:
-            return "INCONCLUSIVE"
-        if ctrl is not None and ratio is not None:
-            if math.isnan(ctrl) or math.isnan(ratio):
-                return "INCONCLUSIVE"
-            noise = abs(ctrl - 1)
-            if noise > abs(ratio - 1) or \
-               (target is not None and noise > abs(ratio - target)):
-                return "INCONCLUSIVE"
-        return "PASS" if ok else "FAIL"
+    def verdict(self, value, ok, ctrl=None, ratio=None, target=None,
+                ci=None):
+        return ratio_verdict(value, ok, ctrl, ratio, target, ci)
 
     def lat_verdict(self, p99, target, samples, preempt, over=None):
         return lat_verdict(p99, target, samples, preempt, over,
@@ -1899,13 +1952,14 @@ class Bench:
         if ba:
             rows.append((
                 "b/a, PFC enabled, nothing paused, 1 PMD",
-                "%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f cyc/pkt; "
+                "%s%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f cyc/pkt; "
                 "net_null sink)"
-                % (fmt_ratio(ba["ratio"]), ba["ref_mpps"], ba["ref_cpp"],
+                % (fmt_ratio(ba["ratio"]), fmt_ci(ba.get("ci")), ba["ref_mpps"], ba["ref_cpp"],
                    ba["x_mpps"], ba["x_cpp"]),
                 ">= %.2f" % TARGET_BA, fmt_ratio(ba["ctrl"]),
                 self.verdict(ba["ratio"], ba["ratio"] >= TARGET_BA,
-                             ba["ctrl"], ba["ratio"], TARGET_BA)))
+                             ba["ctrl"], ba["ratio"], TARGET_BA,
+                             ba.get("ci"))))
         for mode, what in (("pcp", "8 priorities tagged"),
                            ("dscp", "untagged IPv4 mixed DSCP")):
             label = ("b/a, trust=%s, QoS pfc on ingress and egress, %s, 1 "
@@ -1915,16 +1969,18 @@ class Bench:
             if tb:
                 seen = sum(1 for b in tb["egress_prio_bytes"] if b)
                 v = self.verdict(tb["ratio"], tb["ratio"] >= TARGET_BA,
-                                 tb["ctrl"], tb["ratio"], TARGET_BA)
+                                 tb["ctrl"], tb["ratio"], TARGET_BA,
+                                 tb.get("ci"))
                 if seen < 8:
                     # Not the traffic the target is for.
                     v = "INCONCLUSIVE"
                 rows.append((
                     label,
-                    "%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f "
+                    "%s%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f "
                     "cyc/pkt; net_null sink; %d of 8 priorities at the "
                     "egress)"
-                    % (fmt_ratio(tb["ratio"]), tb["ref_mpps"], tb["ref_cpp"],
+                    % (fmt_ratio(tb["ratio"]), fmt_ci(tb.get("ci")),
+                       tb["ref_mpps"], tb["ref_cpp"],
                        tb["x_mpps"], tb["x_cpp"], seen),
                     ">= %.2f" % TARGET_BA, fmt_ratio(tb["ctrl"]), v))
             elif why:
@@ -1934,20 +1990,24 @@ class Bench:
         if eb:
             rows.append((
                 "ets b/a, ETS configured (25/75), no backlog, 1 PMD",
-                "%s  (a %.2f Mpps, b %.2f Mpps; net_null sink)"
-                % (fmt_ratio(eb["ratio"]), eb["ref_mpps"], eb["x_mpps"]),
+                "%s%s  (a %.2f Mpps, b %.2f Mpps; net_null sink)"
+                % (fmt_ratio(eb["ratio"]), fmt_ci(eb.get("ci")),
+                   eb["ref_mpps"], eb["x_mpps"]),
                 ">= %.2f" % TARGET_BA, fmt_ratio(eb["ctrl"]),
                 self.verdict(eb["ratio"], eb["ratio"] >= TARGET_BA,
-                             eb["ctrl"], eb["ratio"], TARGET_BA)))
+                             eb["ctrl"], eb["ratio"], TARGET_BA,
+                             eb.get("ci"))))
         nb = R.get("ecn b/a")
         if nb:
             rows.append((
                 "ecn b/a, ECN keys on every class, no backlog, 1 PMD",
-                "%s  (a %.2f Mpps, b %.2f Mpps; net_null sink)"
-                % (fmt_ratio(nb["ratio"]), nb["ref_mpps"], nb["x_mpps"]),
+                "%s%s  (a %.2f Mpps, b %.2f Mpps; net_null sink)"
+                % (fmt_ratio(nb["ratio"]), fmt_ci(nb.get("ci")),
+                   nb["ref_mpps"], nb["x_mpps"]),
                 ">= %.2f" % TARGET_BA, fmt_ratio(nb["ctrl"]),
                 self.verdict(nb["ratio"], nb["ratio"] >= TARGET_BA,
-                             nb["ctrl"], nb["ratio"], TARGET_BA)))
+                             nb["ctrl"], nb["ratio"], TARGET_BA,
+                             nb.get("ci"))))
         es = R.get("ets_shaped")
         if es:
             ok = (abs(es["share0"] / 0.25 - 1) <= TARGET_ETS_SHARE
@@ -1970,15 +2030,24 @@ class Bench:
         rows.append(self.pmd2_row())
         cb = R.get("c/b")
         if cb:
+            v = self.verdict(cb["ratio"], cb["ratio"] >= TARGET_CB,
+                             cb["ctrl"], cb["ratio"], TARGET_CB,
+                             cb.get("ci"))
+            lapsed = ""
+            if cb.get("lapses"):
+                # The c windows were not all paused throughout: a pause
+                # that lapsed released what it held, and holding it again
+                # costs what c does not measure.
+                v = "INCONCLUSIVE"
+                lapsed = "; the pause lapsed %d times" % cb["lapses"]
             rows.append((
                 "c/b, other priorities while one is paused",
-                "%s  (b %.2f Mpps, c %.2f Mpps unpaused; %.0f/%.0f cyc/pkt; "
-                "pcap sink)"
-                % (fmt_ratio(cb["ratio"]), cb["ref_metric"], cb["x_metric"],
-                   cb["ref_cpp"], cb["x_cpp"]),
-                ">= %.2f" % TARGET_CB, fmt_ratio(cb["ctrl"]),
-                self.verdict(cb["ratio"], cb["ratio"] >= TARGET_CB,
-                             cb["ctrl"], cb["ratio"], TARGET_CB)))
+                "%s%s  (b %.2f Mpps, c %.2f Mpps unpaused; %.0f/%.0f "
+                "cyc/pkt; pcap sink%s)"
+                % (fmt_ratio(cb["ratio"]), fmt_ci(cb.get("ci")),
+                   cb["ref_metric"], cb["x_metric"], cb["ref_cpp"],
+                   cb["x_cpp"], lapsed),
+                ">= %.2f" % TARGET_CB, fmt_ratio(cb["ctrl"]), v))
         return rows
 
     def latency_rows(self):
@@ -2074,13 +2143,15 @@ class Bench:
         if h:
             for n in (100, 10000):
                 cost = h["ratio"][n]
+                ci = h.get("ci", {}).get(n)
                 rows.append((
                     "cost %d held / 0 held" % n,
-                    "%s  (%.0f -> %.0f cyc/pkt)" % (
-                        fmt_ratio(cost), h["cpp"][0], h["cpp"][n]),
+                    "%s%s  (%.0f -> %.0f cyc/pkt)" % (
+                        fmt_ratio(cost), fmt_ci(ci), h["cpp"][0],
+                        h["cpp"][n]),
                     "<= %.2f" % TARGET_HELD, fmt_ratio(h["ctrl"]),
                     self.verdict(cost, cost <= TARGET_HELD, h["ctrl"],
-                                 cost, TARGET_HELD)))
+                                 cost, TARGET_HELD, ci)))
         ms = R.get("memory_sizes") or {}
         qs = 1024
         ntx = R.get("sink_txq") or 1
@@ -2123,7 +2194,7 @@ class Bench:
             return (label, "not measured: %s" % why, target, "-",
                     "INCONCLUSIVE")
         v = self.verdict(p["ratio"], p["ratio"] >= TARGET_PMD2, p["ctrl"],
-                         p["ratio"], TARGET_PMD2)
+                         p["ratio"], TARGET_PMD2, p.get("ci"))
         per = p.get("ref_pmd_mpps", {})
         pre = p.get("preempt_per_s", [])
         contended = (max(pre or [0]) >= 100
@@ -2137,9 +2208,10 @@ class Bench:
             v = "INCONCLUSIVE"
             note = "; PMDs share their cores with the rest"
         return (label,
-                "%s  (a %.2f Mpps, b %.2f Mpps; plain per PMD %s Mpps; "
+                "%s%s  (a %.2f Mpps, b %.2f Mpps; plain per PMD %s Mpps; "
                 "PMDs preempted %s/s%s)"
-                % (fmt_ratio(p["ratio"]), p["ref_mpps"], p["x_mpps"],
+                % (fmt_ratio(p["ratio"]), fmt_ci(p.get("ci")), p["ref_mpps"],
+                   p["x_mpps"],
                    "/".join("%.2f" % per[c] for c in sorted(per)),
                    "/".join("%.0f" % x for x in pre), note),
                 target, fmt_ratio(p["ctrl"]), v)
@@ -2213,6 +2285,11 @@ class Bench:
         print("Ratios are throughput ratios, the median over %d alternating "
               "~%.0f s windows of X_i / sqrt(R_i * R_i+1) (R: reference "
               "windows either side)." % (self.a.runs, self.window_s))
+        print("[lo, hi]: a distribution-free %d%% confidence interval for "
+              "that median, from the order statistics of the windows' "
+              "ratios; a result whose interval holds its target is "
+              "INCONCLUSIVE: the windows cannot tell which side of the "
+              "target it is on." % round(CI_COVERAGE * 100))
         print("A/A ctrl: the same estimator applied to reference windows "
               "only, R_i / sqrt(R_i-1 * R_i+1).  A result whose control is "
               "further from 1 than the result itself, or than the result "
@@ -2323,7 +2400,7 @@ class Bench:
         if cb:
             print("c windows: priority 3 went from not paused to paused %d "
                   "times in %d windows (%d lapses between refreshes)." % (
-                      cb["transitions"], self.a.runs, cb["lapses"]))
+                      cb["transitions"], cb["c_windows"], cb["lapses"]))
         pp = self.results.get("plain_pcap_sink")
         if pp and "b/a" in self.results:
             o = pp["cpp"] - self.results["b/a"]["ref_cpp"]

@@ -146,6 +146,28 @@ assert v(3000, 2000, 1024, 0, over=0.02, floor=0.025) == "INCONCLUSIVE"
 assert v(3000, 2000, 1024, 0, over=0.03, floor=0.025) == "FAIL"
 assert v(3000, 2000, 1024, 0, over=0.02) == "FAIL"
 ' "$PFC_REPO/utilities"
+    # The verdict of a throughput ratio: the confidence interval of the
+    # median of its windows, and the A/A control.
+    run_or_fail "pfc_bench.py ratio_verdict and median_ci" "$PFC_PY" -c '
+import math, sys
+sys.path.insert(0, sys.argv[1])
+from pfc_bench import median_ci as ci, ratio_verdict as v
+assert ci(range(8)) == (1, 6)           # 93% for 8 windows
+assert ci(range(10)) == (1, 8)          # 98% (the next, 89%, is too low)
+assert ci(range(5)) == (0, 4)
+assert all(math.isnan(x) for x in ci(range(4)))    # at most 87.5%
+# Windows of a noisy machine: the interval holds the target.
+w = [0.917, 0.938, 0.912, 0.999, 0.789, 0.794, 0.846, 1.038]
+assert ci(w) == (0.794, 0.999)
+assert v(0.914, False, 1.0, 0.914, 0.95, ci(w)) == "INCONCLUSIVE"
+# Tight windows on both sides of the target decide.
+w = [0.921, 0.925, 0.930, 0.918, 0.933, 0.927, 0.924, 0.940]
+assert v(0.926, False, 1.001, 0.926, 0.95, ci(w)) == "FAIL"
+assert v(0.99, True, 1.001, 0.99, 0.98, (0.985, 0.995)) == "PASS"
+# The A/A control still applies.
+assert v(0.99, True, 1.02, 0.99, 0.98, (0.985, 0.995)) == "INCONCLUSIVE"
+assert v(0.99, True, 1.0, 0.99, 0.98) == "PASS"
+' "$PFC_REPO/utilities"
     pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$PFC_TMP/a.pcap" || return 1
     run_or_fail "veth loop scenario" pfc_scenario loop --speed-a 10M \
         --count 300
