@@ -59,8 +59,8 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* Counts, once per pause, the pauses of the priorities of the traffic classes
  * 'tcs' of 'pfc', which end at TSC 'now', that end later than
- * port->rx.late_bound after until[] (their expiry, or the read of their
- * XON). */
+ * port->rx.late_bound after until[] (their expiry, or the earliest arrival
+ * of their XON, pfc_pause_receive()). */
 static void
 pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
                    const uint64_t until[PFC_N_PRIOS], uint64_t now)
@@ -146,18 +146,21 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     }
     if (t->blocked & ~blocked & t->nonempty) {
         uint8_t tcs = t->blocked & ~blocked;
-        uint64_t ended = 0;
+        uint64_t ended = 0, read;
 
         /* Held packets of 'tcs' may leave: their pauses ended at the
-         * latest until[] of their priorities (expiry, or the read of an
-         * XON). */
+         * latest until[] of their priorities (expiry, or the earliest
+         * arrival of an XON). */
         for (int n = 0; n < PFC_N_PRIOS; n++) {
             if (tcs & (1u << pfc->cfg.prio_to_tc[n])) {
                 ended = MAX(ended, until[n]);
             }
         }
+        /* And the TSC at which the last PFC frame that set the timers was
+         * read: for a pause ended by an XON, the read of that XON. */
+        atomic_read_relaxed(&port->rx.pause_read, &read);
         OVS_USDT_PROBE(netdev_dpdk_pfc, unpause, (int) (port - pfc_ports),
-                       (int) (t - pfc->txq), tcs, ended, now);
+                       (int) (t - pfc->txq), tcs, ended, now, read);
     }
 #endif
     t->blocked = blocked;

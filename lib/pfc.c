@@ -169,15 +169,20 @@ pfc_pause_close(struct pfc_pause *p, int n, uint64_t end)
 
 /* Applies the valid PFC frame 'frame', received at tick 'now', to the pause
  * timers (seed 000 4.4): for each e[n] = 1, timer n is set to time[n] quanta
- * from 'now', and a time of 0 ends the pause of priority n at once.  Timers
- * with e[n] = 0 are untouched.
+ * from 'now', and a time of 0 (XON) ends the pause of priority n at once.
+ * Timers with e[n] = 0 are untouched.
  *
  * 'earliest' (<= now) is the earliest tick at which the frame may have
  * arrived: a software port reads its rx ring only when polled, so a frame
  * read at 'now' may have arrived as early as the previous poll.  A pause whose
  * timer ran out after 'earliest' is treated as still running, so that a
- * refresh read late does not count a new pause.  Pass 'now' when the arrival
- * time is exact.
+ * refresh read late does not count a new pause.  An XON sets timer n to
+ * 'earliest': under pfc_pause_holds(), the priority is then released as soon
+ * as every rx queue of the port has been polled since the XON may have
+ * arrived, which its own queue was when it read it.  Any frame that arrived
+ * before the XON is superseded by it, and one that arrived after it pauses
+ * the priority again when it is read, as any XOFF does.  Pass 'now' when the
+ * arrival time is exact.
  *
  * Returns the priorities that went from not_paused to paused, for the
  * aCBFCPAUSETransitions_n counters (seed 002 4.5).  A frame that re-arms a
@@ -208,7 +213,7 @@ pfc_pause_receive(struct pfc_pause *p, const struct pfc_frame *frame,
             p->until[n] = now + pfc_quanta_to_ticks(tb, frame->time[n]);
         } else {
             pfc_pause_close(p, n, now);
-            p->until[n] = now;
+            p->until[n] = MIN(earliest, now);
         }
     }
     return transitions;

@@ -350,6 +350,35 @@ test_pause(struct ovs_cmdl_context *ctx OVS_UNUSED)
     ovs_assert(pfc_pause_receive(&p, &f, &tb10g, t + 20, t + 20) == 0);
     ovs_assert(!(pfc_pause_status(&p, t + 20) & 0x10));
 
+    /* An XON read at 'now' that may have arrived at 'earliest' ends the
+     * pause there: once the rx queues have been polled since 'earliest'
+     * (the queue that read it has: 'earliest' is its last poll stamp), the
+     * priority is released, without waiting for a poll after the read.  A
+     * queue polled only before 'earliest' may still hold an older frame,
+     * which the XON supersedes anyway, but the poll rule waits for it. */
+    {
+        struct pfc_pause q;
+        uint64_t until[PFC_N_PRIOS] = { 0 };
+        uint64_t valid;
+
+        pfc_pause_init(&q);
+        f = frame1(6, 65535);
+        ovs_assert(pfc_pause_receive(&q, &f, &tb10g, 1000, 1000) == 0x40);
+        f = frame1(6, 0);
+        ovs_assert(pfc_pause_receive(&q, &f, &tb10g, 5000, 4000) == 0);
+        ovs_assert(q.until[6] == 4000);
+        ovs_assert(!pfc_pause_status(&q, 5000));
+        ovs_assert(pfc_pause_total(&q, 6, 9000) == 4000);  /* To the read. */
+        memcpy(until, q.until, sizeof until);
+        /* Every queue polled since 4000: released at once. */
+        ovs_assert(!pfc_paused_prios(until, 0xff, 5001, 4000, 100000,
+                                     &valid));
+        /* A queue last polled at 3999: held until it is polled again. */
+        ovs_assert(pfc_paused_prios(until, 0xff, 5001, 3999, 100000,
+                                    &valid) == 0x40);
+        ovs_assert(valid == 0);
+    }
+
     /* Time paused: 3 was paused from t to t + 5512; 4 from t to t + 20. */
     ovs_assert(pfc_pause_total(&p, 4, t + 100000) == 20);
     ovs_assert(pfc_pause_total(&p, 3, t + 100000) == 5512);

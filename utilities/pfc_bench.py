@@ -455,7 +455,9 @@ def usdt_status(config_h, vswitchd):
 # Each latency is taken from the arguments of one probe hit, both TSCs read
 # by the product before the hit traps into the kernel, so that no traced
 # probe runs inside the interval it times:
-#   unpause   'ended' (when the pause ended: expiry, or XON read) -> 'tsc'
+#   unpause   'ended' (when the pause ended: expiry, or the earliest
+#             arrival of the XON) -> 'tsc'; and 'read' (when the last PFC
+#             frame that set the timers was read) -> 'tsc'
 #   rx_frame  'tsc' (when the PFC frame was read) -> 'in_force' (its pause
 #             timers in force for every transmit decision)
 #   paused    'read' (when the PFC frame was read) -> 'tsc' (first transmit
@@ -467,8 +469,8 @@ BPF_PROBES = {
     "rx_frame": 'printf("R %d %d %d %d %d %lu %lu %lu\\n", arg0, arg1, '
                 'arg2 & 0xff, (arg2 >> 8) & 0xff, (arg2 >> 16) & 0xff, '
                 'arg3, arg4, nsecs);',
-    "unpause": 'printf("U %d %d %d %lu %lu %lu\\n", arg0, arg1, arg2, '
-               'arg3, arg4, nsecs);',
+    "unpause": 'printf("U %d %d %d %lu %lu %lu %lu\\n", arg0, arg1, arg2, '
+               'arg3, arg4, arg5, nsecs);',
     "paused": 'printf("P %d %d %d %lu %lu %lu\\n", arg0, arg1, arg2, '
               'arg3, arg4, nsecs);',
     "tx_frame": 'printf("T %d %d %d %d %lu %lu %lu\\n", arg0, arg1, arg2, '
@@ -476,7 +478,7 @@ BPF_PROBES = {
 }
 TRACE_FIELDS = {"R": ("port", "kind", "enable", "xon", "started", "tsc",
                       "in_force", "ns"),
-                "U": ("port", "txq", "tcs", "ended", "tsc", "ns"),
+                "U": ("port", "txq", "tcs", "ended", "tsc", "read", "ns"),
                 "P": ("port", "txq", "tcs", "read", "tsc", "ns"),
                 "T": ("port", "txq", "enable", "xoff", "crossed", "tsc",
                       "ns")}
@@ -641,8 +643,8 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000,
     """Latency figures from a trace 'ev' (parse_trace()), in ns.
 
     Late end of a pause: for each unpause, its 'tsc' minus 'ended', the end
-    of the pause by the product's own pause timers (expiry, or the read of
-    an XON).  With 'windows' ({block: (t0, t1)} in time.monotonic_ns()),
+    of the pause by the product's own pause timers (expiry, or the earliest
+    arrival of an XON).  With 'windows' ({block: (t0, t1)} in time.monotonic_ns()),
     each is filed under the block whose window holds the hit; otherwise
     under "all".  An unpause more than 2 cycles before 'ended' is an early
     release.
@@ -664,7 +666,12 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000,
     'read', which includes the rest of the PMD iteration.
 
     XOFF generation: for each crossing of XOFF ('crossed' of tx_frame), the
-    first XOFF frame that carries it: 'tsc' - 'crossed'."""
+    first XOFF frame that carries it: 'tsc' - 'crossed'.
+
+    Release after the read of the last PFC frame: for each unpause, 'tsc'
+    minus 'read', the TSC at which the port read the last PFC frame that set
+    its pause timers; where every pause ends by XON (phase latency), from
+    the read of the XON to the release of the held packets."""
     from bisect import bisect_left
     to_ns = 1e9 / hz
     late = {}
@@ -729,7 +736,11 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000,
             xoff[key] = min(xoff.get(key, e["tsc"]), e["tsc"])
     xoff = [(t - k[1]) * to_ns for k, t in xoff.items()]
 
-    return {"late": late, "early": early, "checked": checked,
+    xon_release = [(u["tsc"] - u["read"]) * to_ns for u in ev.get("U", [])
+                   if u["read"] and u["tsc"] >= u["read"]]
+
+    return {"late": late, "xon_release": xon_release, "early": early,
+            "checked": checked,
             "unknown_pause": unknown, "unmatched_rx": unmatched,
             "ambiguous_rx": ambiguous, "reaction": reaction,
             "first_decision": first, "xoff": xoff,
@@ -752,6 +763,7 @@ def cmd_analyze_usdt(args):
     r["reaction"] = lat_summary(r["reaction"])
     r["first_decision"] = lat_summary(r["first_decision"])
     r["xoff"] = lat_summary(r["xoff"])
+    r["xon_release"] = lat_summary(r["xon_release"])
     r["lost"] = lost
     print(json.dumps(r, indent=1, sort_keys=True))
 
@@ -2360,8 +2372,8 @@ class Bench:
                     print("  %5d quanta at %4s: no pause end traced (no "
                           "packet held?)" % (e["quanta"], e["speed"]))
         lat = self.usdt_results.get("latency")
-        if lat and lat["late"].get("all"):
-            s_ = lat_summary(lat["late"]["all"])
+        if lat and lat.get("xon_release"):
+            s_ = lat_summary(lat["xon_release"])
             print("Pauses ended by XON: unpause p50 %d / p99 %d / max %d ns "
                   "after the XON was read (%d ends)."
                   % (s_["p50"], s_["p99"], s_["max"], s_["n"]))
