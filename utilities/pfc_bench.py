@@ -2091,9 +2091,11 @@ class Bench:
         blocks = [b for b in U.get("pause-end", {}).get("blocks", [])
                   if b.get("n")]
         lat = U.get("latency")
-        if lat and lat["late"].get("all") and lat.get("iter_us"):
-            # Pauses ended by XON, from the latency phase.
-            v = lat["late"]["all"]
+        if lat and lat.get("xon_release") and lat.get("iter_us"):
+            # Pauses ended by XON, from the latency phase: from the read of
+            # the XON, since the product's own end of such a pause is the
+            # XON's earliest arrival, before it could be read.
+            v = lat["xon_release"]
             b = dict(lat_summary(v), block="XON", quanta=0, speed="XON",
                      iter_us=lat["iter_us"], preempt=lat.get("preempt", 0))
             b["target_ns"] = b["iter_us"] * 1000 + TARGET_LATE_EXTRA_NS
