@@ -332,8 +332,9 @@ for s_, d in zip(starts, det):
     began = max(s_, a3[i]) if i < len(a3) else s_
     ms = (d - began) * 1000
     # Not before 200 ms after the first XOFF (the log has ms resolution,
-    # and the watchdog counts in TSC cycles, whose rate against the wall
-    # clock is known to 0.25%: 0.5 ms), nor after 205 ms from A's first p3
+    # and the watchdog counts TSC cycles at the frequency DPDK reports,
+    # which may differ a little from the wall clock's: 0.5 ms of slack,
+    # 0.25%), nor after 205 ms from A's first p3
     # frame after it.  The storm may begin before that frame: a p3 frame
     # that A sent just before the XOFF can still be on its way, and then
     # waits as soon as the pause begins.
