@@ -130,7 +130,9 @@ assert 0 <= d["late_2us_share"] <= d["lost_share"] < 1
 assert 0 <= d["blind_share"] < 1
 for line in open(sys.argv[2]):
     w = line.split()
-    assert int(w[1]) - int(w[0]) >= 2e-6 * d["tsc_hz"]
+    # 2 us by the rate measured over the first 50 ms; tsc_hz is the rate
+    # over the whole run, which may differ by a few ppm.
+    assert int(w[1]) - int(w[0]) >= 0.999 * 2e-6 * d["tsc_hz"]
     assert len(w) == 2 or w[2] == "blind"
 ' "$st" "$PFC_TMP/freezes.txt"
     # The verdict of a latency figure and its two controls.
