@@ -221,6 +221,8 @@ struct pfc_port_rx {
     atomic_uint64_t until[PFC_N_PRIOS]; /* Copy of pause.until[], TSC cycles,
                                          * for lock-free reads. */
     atomic_uint64_t max_until;          /* Largest of until[], TSC cycles. */
+    atomic_uint8_t xon;                 /* Copy of pause.xon: the priorities
+                                         * whose pause an XON ended. */
     atomic_uint64_t pause_gen;          /* Incremented, with release order,
                                          * after until[] and max_until change
                                          * (pfc_port_publish()), so that

@@ -249,6 +249,7 @@ pfc_port_publish(struct pfc_port *port, uint64_t now)
         max = MAX(max, port->rx.pause.until[n]);
     }
     atomic_store_relaxed(&port->rx.max_until, max);
+    atomic_store_relaxed(&port->rx.xon, port->rx.pause.xon);
     pfc_port_bump_gen(port);
 }
 

@@ -972,7 +972,7 @@ pfc_show_port(struct ds *ds, const struct pfc_show_snap *snap)
     atomic_read_relaxed(&CONST_CAST(struct pfc_port *, port)->rx.late_bound,
                         &bound);
     ds_put_format(ds, "  late pause ends: %"PRIu64" (more than %"PRIu64
-                  " us after expiry or XON)\n", late,
+                  " us after expiry)\n", late,
                   pfc_ticks_to_ns(&port->rx.tb, bound) / 1000);
     if (snap->last_error[0]) {
         ds_put_format(ds, "  last configuration refused: %s\n",

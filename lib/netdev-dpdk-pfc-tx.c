@@ -59,11 +59,14 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* Counts, once per pause, the pauses of the priorities of the traffic classes
  * 'tcs' of 'pfc', which end at TSC 'now', that end later than
- * port->rx.late_bound after until[] (their expiry, or the earliest arrival
- * of their XON, pfc_pause_receive()). */
+ * port->rx.late_bound after until[], their expiry.  Not those that an XON
+ * ended (in 'xon', read with until[]): their until[] is the XON's earliest
+ * arrival (pfc_pause_receive()), which under a flood may be two ring-fill
+ * times before its read, and they are released as soon as it is read. */
 static void
 pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
-                   const uint64_t until[PFC_N_PRIOS], uint64_t now)
+                   const uint64_t until[PFC_N_PRIOS], uint8_t xon,
+                   uint64_t now)
 {
     struct pfc_port *port = pfc->port;
     uint64_t bound;
@@ -73,6 +76,7 @@ pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
         uint64_t counted, orig;
 
         if (!(tcs & (1u << pfc->cfg.prio_to_tc[n])) || !until[n]
+            || (xon >> n) & 1
             || now < until[n] || now - until[n] <= bound) {
             continue;
         }
@@ -96,7 +100,7 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     struct pfc_port *port = pfc->port;
     uint64_t until[PFC_N_PRIOS];
     uint64_t gen, polled, valid;
-    uint8_t paused, blocked;
+    uint8_t paused, blocked, xon;
 
     atomic_read_explicit(&port->rx.pause_gen, &gen, memory_order_acquire);
     if (OVS_LIKELY(gen == t->blocked_gen && now < t->blocked_until)) {
@@ -115,6 +119,7 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         atomic_read_relaxed(&port->rx.until[n], &until[n]);
     }
+    atomic_read_relaxed(&port->rx.xon, &xon);
     paused = pfc_paused_prios(until, pfc->cfg.enabled, now, polled,
                               port->rx.poll_cap, &valid);
     uint8_t down;
@@ -131,7 +136,7 @@ pfc_blocked(struct netdev_dpdk_pfc *pfc, struct pfc_txq *t, uint64_t now)
     paused &= ~t->wd_ignored;
     blocked = pfc_tcs_blocked(pfc->cfg.prio_to_tc, paused);
     if (OVS_UNLIKELY(t->blocked & ~blocked)) {
-        pfc_note_late_ends(pfc, t->blocked & ~blocked, until, now);
+        pfc_note_late_ends(pfc, t->blocked & ~blocked, until, xon, now);
     }
 #ifdef HAVE_USDT_PROBES
     if (blocked & ~t->blocked) {

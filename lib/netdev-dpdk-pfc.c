@@ -580,6 +580,7 @@ pfc_port_reset(struct pfc_port *port)
         atomic_store_relaxed(&port->rx.until[n], 0);
     }
     atomic_store_relaxed(&port->rx.max_until, 0);
+    atomic_store_relaxed(&port->rx.xon, 0);
     pfc_wd_init(&port->wd.state);
     pfc_dcbx_stop__(port);
     atomic_store_relaxed(&port->vhost.bp_stopped, 0);

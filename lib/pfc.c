@@ -205,6 +205,7 @@ pfc_pause_receive(struct pfc_pause *p, const struct pfc_frame *frame,
             pfc_pause_close(p, n, p->until[n]);
         }
         if (frame->time[n]) {
+            p->xon &= ~bit;
             if (!(p->open & bit)) {
                 p->open |= bit;
                 p->since[n] = now;
@@ -214,6 +215,7 @@ pfc_pause_receive(struct pfc_pause *p, const struct pfc_frame *frame,
         } else {
             pfc_pause_close(p, n, now);
             p->until[n] = MIN(earliest, now);
+            p->xon |= bit;
         }
     }
     return transitions;

@@ -328,6 +328,10 @@ struct pfc_pause {
     uint8_t open;                   /* Bit n: a pause of priority n began at
                                      * since[n] and is not yet accounted
                                      * in paused_ticks[n]. */
+    uint8_t xon;                    /* Bit n: the last frame that named
+                                     * priority n was an XON, which ended
+                                     * its pause: until[n] is the XON's
+                                     * earliest arrival, not its read. */
 };
 
 void pfc_pause_init(struct pfc_pause *);

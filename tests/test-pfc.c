@@ -366,7 +366,7 @@ test_pause(struct ovs_cmdl_context *ctx OVS_UNUSED)
         ovs_assert(pfc_pause_receive(&q, &f, &tb10g, 1000, 1000) == 0x40);
         f = frame1(6, 0);
         ovs_assert(pfc_pause_receive(&q, &f, &tb10g, 5000, 4000) == 0);
-        ovs_assert(q.until[6] == 4000);
+        ovs_assert(q.until[6] == 4000 && q.xon == 0x40);
         ovs_assert(!pfc_pause_status(&q, 5000));
         ovs_assert(pfc_pause_total(&q, 6, 9000) == 4000);  /* To the read. */
         memcpy(until, q.until, sizeof until);
@@ -377,6 +377,10 @@ test_pause(struct ovs_cmdl_context *ctx OVS_UNUSED)
         ovs_assert(pfc_paused_prios(until, 0xff, 5001, 3999, 100000,
                                     &valid) == 0x40);
         ovs_assert(valid == 0);
+        /* The next XOFF starts a new pause, not ended by an XON. */
+        f = frame1(6, 10);
+        ovs_assert(pfc_pause_receive(&q, &f, &tb10g, 6000, 5500) == 0x40);
+        ovs_assert(!q.xon && q.until[6] == 6512);
     }
 
     /* Time paused: 3 was paused from t to t + 5512; 4 from t to t + 20. */
