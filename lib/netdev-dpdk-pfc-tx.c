@@ -58,11 +58,9 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 
 /* Counts, once per pause, the pauses of the priorities of the traffic classes
- * 'tcs' of 'pfc', which end at TSC 'now', that end later than
- * port->rx.late_bound after until[], their expiry.  Not those that an XON
- * ended (in 'xon', read with until[]): their until[] is the XON's earliest
- * arrival (pfc_pause_receive()), which under a flood may be two ring-fill
- * times before its read, and they are released as soon as it is read. */
+ * 'tcs' of 'pfc', which end at TSC 'now', that end late by
+ * pfc_pause_ended_late() with port->rx.late_bound; 'xon' (read with until[])
+ * has the priorities whose pause an XON ended. */
 static void
 pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
                    const uint64_t until[PFC_N_PRIOS], uint8_t xon,
@@ -75,9 +73,8 @@ pfc_note_late_ends(struct netdev_dpdk_pfc *pfc, uint8_t tcs,
     for (int n = 0; n < PFC_N_PRIOS; n++) {
         uint64_t counted, orig;
 
-        if (!(tcs & (1u << pfc->cfg.prio_to_tc[n])) || !until[n]
-            || (xon >> n) & 1
-            || now < until[n] || now - until[n] <= bound) {
+        if (!(tcs & (1u << pfc->cfg.prio_to_tc[n]))
+            || !pfc_pause_ended_late(until[n], (xon >> n) & 1, now, bound)) {
             continue;
         }
         atomic_read_relaxed(&port->rx.late_counted[n], &counted);

@@ -414,6 +414,18 @@ pfc_pause_holds(uint64_t until, uint64_t now, uint64_t polled, uint64_t cap)
     return now < until || (polled < until && now - until < cap);
 }
 
+/* Returns true if a pause of a priority that ended at 'until' (TSC cycles, 0
+ * if it never began), released at TSC 'now', ended late: more than 'bound'
+ * cycles after its expiry.  Never a pause that an XON ended ('xon', struct
+ * pfc_pause): its 'until' is the XON's earliest arrival, which under a flood
+ * may be two ring-fill times before its read, and it is released as soon as
+ * the XON is read. */
+static inline bool
+pfc_pause_ended_late(uint64_t until, bool xon, uint64_t now, uint64_t bound)
+{
+    return until && !xon && now >= until && now - until > bound;
+}
+
 uint8_t pfc_paused_prios(const uint64_t until[PFC_N_PRIOS], uint8_t enabled,
                          uint64_t now, uint64_t polled, uint64_t cap,
                          uint64_t *valid_until);

@@ -377,6 +377,12 @@ test_pause(struct ovs_cmdl_context *ctx OVS_UNUSED)
         ovs_assert(pfc_paused_prios(until, 0xff, 5001, 3999, 100000,
                                     &valid) == 0x40);
         ovs_assert(valid == 0);
+        /* Released long after 'until': late after an expiry, never after
+         * an XON. */
+        ovs_assert(pfc_pause_ended_late(4000, false, 9001, 5000));
+        ovs_assert(!pfc_pause_ended_late(4000, false, 9000, 5000));
+        ovs_assert(!pfc_pause_ended_late(4000, true, 90000, 5000));
+        ovs_assert(!pfc_pause_ended_late(0, false, 90000, 5000));
         /* The next XOFF starts a new pause, not ended by an XON. */
         f = frame1(6, 10);
         ovs_assert(pfc_pause_receive(&q, &f, &tb10g, 6000, 5500) == 0x40);

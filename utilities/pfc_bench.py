@@ -644,7 +644,8 @@ def analyze_trace(ev, sends, prio_tc, hz, max_delay_ns=2000000,
 
     Late end of a pause: for each unpause, its 'tsc' minus 'ended', the end
     of the pause by the product's own pause timers (expiry, or the earliest
-    arrival of an XON).  With 'windows' ({block: (t0, t1)} in time.monotonic_ns()),
+    arrival of an XON).  With 'windows' ({block: (t0, t1)} in
+    time.monotonic_ns()),
     each is filed under the block whose window holds the hit; otherwise
     under "all".  An unpause more than 2 cycles before 'ended' is an early
     release.
@@ -1918,10 +1919,6 @@ class Bench:
 
     # -- the table -----------------------------------------------------------
 
-    def verdict(self, value, ok, ctrl=None, ratio=None, target=None,
-                ci=None):
-        return ratio_verdict(value, ok, ctrl, ratio, target, ci)
-
     def lat_verdict(self, p99, target, samples, preempt, over=None):
         return lat_verdict(p99, target, samples, preempt, over,
                            self.timer_floor())
@@ -1966,12 +1963,13 @@ class Bench:
                 "b/a, PFC enabled, nothing paused, 1 PMD",
                 "%s%s  (a %.2f Mpps %.0f cyc/pkt, b %.2f Mpps %.0f cyc/pkt; "
                 "net_null sink)"
-                % (fmt_ratio(ba["ratio"]), fmt_ci(ba.get("ci")), ba["ref_mpps"], ba["ref_cpp"],
+                % (fmt_ratio(ba["ratio"]), fmt_ci(ba.get("ci")),
+                   ba["ref_mpps"], ba["ref_cpp"],
                    ba["x_mpps"], ba["x_cpp"]),
                 ">= %.2f" % TARGET_BA, fmt_ratio(ba["ctrl"]),
-                self.verdict(ba["ratio"], ba["ratio"] >= TARGET_BA,
-                             ba["ctrl"], ba["ratio"], TARGET_BA,
-                             ba.get("ci"))))
+                ratio_verdict(ba["ratio"], ba["ratio"] >= TARGET_BA,
+                              ba["ctrl"], ba["ratio"], TARGET_BA,
+                              ba.get("ci"))))
         for mode, what in (("pcp", "8 priorities tagged"),
                            ("dscp", "untagged IPv4 mixed DSCP")):
             label = ("b/a, trust=%s, QoS pfc on ingress and egress, %s, 1 "
@@ -1980,9 +1978,9 @@ class Bench:
             why = R.get("trust=%s skipped" % mode)
             if tb:
                 seen = sum(1 for b in tb["egress_prio_bytes"] if b)
-                v = self.verdict(tb["ratio"], tb["ratio"] >= TARGET_BA,
-                                 tb["ctrl"], tb["ratio"], TARGET_BA,
-                                 tb.get("ci"))
+                v = ratio_verdict(tb["ratio"], tb["ratio"] >= TARGET_BA,
+                                  tb["ctrl"], tb["ratio"], TARGET_BA,
+                                  tb.get("ci"))
                 if seen < 8:
                     # Not the traffic the target is for.
                     v = "INCONCLUSIVE"
@@ -2006,9 +2004,9 @@ class Bench:
                 % (fmt_ratio(eb["ratio"]), fmt_ci(eb.get("ci")),
                    eb["ref_mpps"], eb["x_mpps"]),
                 ">= %.2f" % TARGET_BA, fmt_ratio(eb["ctrl"]),
-                self.verdict(eb["ratio"], eb["ratio"] >= TARGET_BA,
-                             eb["ctrl"], eb["ratio"], TARGET_BA,
-                             eb.get("ci"))))
+                ratio_verdict(eb["ratio"], eb["ratio"] >= TARGET_BA,
+                              eb["ctrl"], eb["ratio"], TARGET_BA,
+                              eb.get("ci"))))
         nb = R.get("ecn b/a")
         if nb:
             rows.append((
@@ -2017,9 +2015,9 @@ class Bench:
                 % (fmt_ratio(nb["ratio"]), fmt_ci(nb.get("ci")),
                    nb["ref_mpps"], nb["x_mpps"]),
                 ">= %.2f" % TARGET_BA, fmt_ratio(nb["ctrl"]),
-                self.verdict(nb["ratio"], nb["ratio"] >= TARGET_BA,
-                             nb["ctrl"], nb["ratio"], TARGET_BA,
-                             nb.get("ci"))))
+                ratio_verdict(nb["ratio"], nb["ratio"] >= TARGET_BA,
+                              nb["ctrl"], nb["ratio"], TARGET_BA,
+                              nb.get("ci"))))
         es = R.get("ets_shaped")
         if es:
             ok = (abs(es["share0"] / 0.25 - 1) <= TARGET_ETS_SHARE
@@ -2042,9 +2040,9 @@ class Bench:
         rows.append(self.pmd2_row())
         cb = R.get("c/b")
         if cb:
-            v = self.verdict(cb["ratio"], cb["ratio"] >= TARGET_CB,
-                             cb["ctrl"], cb["ratio"], TARGET_CB,
-                             cb.get("ci"))
+            v = ratio_verdict(cb["ratio"], cb["ratio"] >= TARGET_CB,
+                              cb["ctrl"], cb["ratio"], TARGET_CB,
+                              cb.get("ci"))
             lapsed = ""
             if cb.get("lapses"):
                 # The c windows were not all paused throughout: a pause
@@ -2164,8 +2162,8 @@ class Bench:
                         fmt_ratio(cost), fmt_ci(ci), h["cpp"][0],
                         h["cpp"][n]),
                     "<= %.2f" % TARGET_HELD, fmt_ratio(h["ctrl"]),
-                    self.verdict(cost, cost <= TARGET_HELD, h["ctrl"],
-                                 cost, TARGET_HELD, ci)))
+                    ratio_verdict(cost, cost <= TARGET_HELD, h["ctrl"],
+                                  cost, TARGET_HELD, ci)))
         ms = R.get("memory_sizes") or {}
         qs = 1024
         ntx = R.get("sink_txq") or 1
@@ -2207,8 +2205,8 @@ class Bench:
             why = self.results.get("pmd2_skipped", "phase not run")
             return (label, "not measured: %s" % why, target, "-",
                     "INCONCLUSIVE")
-        v = self.verdict(p["ratio"], p["ratio"] >= TARGET_PMD2, p["ctrl"],
-                         p["ratio"], TARGET_PMD2, p.get("ci"))
+        v = ratio_verdict(p["ratio"], p["ratio"] >= TARGET_PMD2, p["ctrl"],
+                          p["ratio"], TARGET_PMD2, p.get("ci"))
         per = p.get("ref_pmd_mpps", {})
         pre = p.get("preempt_per_s", [])
         contended = (max(pre or [0]) >= 100
