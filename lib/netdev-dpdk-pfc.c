@@ -1067,6 +1067,7 @@ pfc_txqs_resize(struct netdev_dpdk_pfc *pfc, int n)
 void
 netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
 {
+    const struct pfc_classifier *stale_cls = NULL;
     struct pfc_txq_totals sum;
     struct pfc_port *port = pfc->port;
     uint8_t storm_detected, storm_over = 0;
@@ -1082,6 +1083,13 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
             atomic_store_relaxed(&port->buf.pub, 0);
             atomic_store_relaxed(&port->buf.reserved, 0);
             pfc_dcbx_stop__(port);
+            /* The ingress rule goes with the object: a QoS applied later
+             * classifies by the default rule (trust=pcp, priority 0) until
+             * it publishes its own (pfc_cls_publish()), never by this
+             * one. */
+            stale_cls = ovsrcu_get_protected(const struct pfc_classifier *,
+                                             &port->cls);
+            ovsrcu_set(&port->cls, NULL);
             /* Nothing is owed without PFC, so that no reason for deferred
              * work stays counted: an XOFF still in force (PFC was removed
              * while the link was down) ends with the partner's timer, and
@@ -1096,6 +1104,10 @@ netdev_dpdk_pfc_destroy(struct netdev_dpdk_pfc *pfc)
             pfc_wd_publish(port);
         }
         rte_spinlock_unlock(&port->lock);
+        if (stale_cls) {
+            ovsrcu_postpone(free, CONST_CAST(struct pfc_classifier *,
+                                             stale_cls));
+        }
         if (storm_over) {
             VLOG_INFO("%s: PFC removed: storm on priorities 0x%02x over",
                       port->name, storm_over);

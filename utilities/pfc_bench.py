@@ -2500,7 +2500,7 @@ def main():
     s.add_argument("--window", type=float, default=2.0)
     s.add_argument("--runs", type=int, default=8)
     s.add_argument("--port-runs", type=int, default=3)
-    s.add_argument("--held-runs", type=int, default=4)
+    s.add_argument("--held-runs", type=int, default=5)
     s.add_argument("--refresh", type=float, default=0.001)
     s.add_argument("--toggles", type=int, default=1100)
     s.add_argument("--pause-count", type=int, default=1000,
