@@ -88,10 +88,13 @@ test_set_queue_lossless_kept() {
 # set_queue moved there: class 4 waits, so the watchdog (detection 100 ms,
 # action drop) declares priority 4 stormed, ignores its pauses, and the
 # moved frames leave; none is lost, and priority 3 is not stormed.  B's
-# XOFF for priority 4 are refreshed for 500 ms, twice.
+# XOFF for priority 4 are refreshed for 500 ms, twice.  queue-size=100: the
+# two senders' 2000 frames/s reach class 4's bound in 50 ms, so that each
+# is sent XOFF before the storm is detected (with 200, the bound and the
+# detection came at the same 100 ms, and a sender could miss its XOFF).
 test_set_queue_watchdog() {
     local facts=$PFC_TMP/incast.json
-    set_queue_setup 4 "pfc-enable=3,4 link-speed=1G queue-size=200 \
+    set_queue_setup 4 "pfc-enable=3,4 link-speed=1G queue-size=100 \
 watchdog-detection-time=100" || return 1
     pfc_bg "$PFC_PY" "$PFC_PEER" scenario incast \
         --a "$(pfc_host_port A)" --b "$(pfc_host_port B)" \
