@@ -59,6 +59,21 @@ PFC_BG_PIDS=()
 PFC_TMP=
 PFC_OVS=
 
+# pfc_lock_held_by_ancestor LOCK: true if an ancestor of this shell is
+# "flock LOCK CMD" ("flock /tmp/pfc-ovs.lock make bench"), which holds LOCK
+# for as long as this shell runs: a second flock of it would wait for ever.
+pfc_lock_held_by_ancestor() {
+    local pid=$PPID cmd
+    while [ -n "$pid" ] && [ "$pid" -gt 1 ]; do
+        cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)
+        case $cmd in
+            flock*"$1"*) return 0 ;;
+        esac
+        pid=$(awk '/^PPid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+    done
+    return 1
+}
+
 pfc_log() { printf '%s\n' "$*"; }
 pfc_err() { printf 'ERROR: %s\n' "$*" >&2; }
 
