@@ -170,6 +170,15 @@ assert v(0.99, True, 1.001, 0.99, 0.98, (0.985, 0.995)) == "PASS"
 assert v(0.99, True, 1.02, 0.99, 0.98, (0.985, 0.995)) == "INCONCLUSIVE"
 assert v(0.99, True, 1.0, 0.99, 0.98) == "PASS"
 ' "$PFC_REPO/utilities"
+    # The benchmarks take no lock that an ancestor holds (a second flock of
+    # it would wait for ever): a lock of this test's own, held or not.
+    local lk=$PFC_TMP/ancestor.lock
+    run_or_fail "pfc_lock_held_by_ancestor: under flock of the lock" \
+        flock "$lk" bash -c '. "$1"; pfc_lock_held_by_ancestor "$2"' _ \
+        "$PFC_REPO/tests/system/lib.sh" "$lk"
+    run_or_fail "pfc_lock_held_by_ancestor: not under flock of it" \
+        bash -c '. "$1"; ! pfc_lock_held_by_ancestor "$2"' _ \
+        "$PFC_REPO/tests/system/lib.sh" "$lk"
     pfc_tshark_start "$PFC_NS_A" "$PFC_IF_A1" "$PFC_TMP/a.pcap" || return 1
     run_or_fail "veth loop scenario" pfc_scenario loop --speed-a 10M \
         --count 300
